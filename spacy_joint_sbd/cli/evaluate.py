@@ -1,0 +1,104 @@
+"""`evaluate MODEL GOLD`: run a pipeline on the gold TOKENS only and score it."""
+import json
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import spacy
+import srsly
+import typer
+from spacy.language import Language
+from wasabi import msg
+
+from ..corpus import DocRecord
+from ..corpus.conllu import DEFAULT_SENTS_PER_DOC
+from ..corpus.docs import doc_to_record
+from ..corpus.readers import load_gold_docs, tokens_only
+from ..corpus.writer import write_conllu
+from ..scoring import score_records
+from . import app
+from ._util import atomic_path, split_list, user_errors
+
+BASELINES = ("sentencizer",)
+
+
+def load_pipeline(model: str, lang: str = "en") -> Language:
+    """A directory, an installed package, or `sentencizer` (spaCy's punctuation rules on a blank
+    pipeline) as a baseline."""
+    if model == "sentencizer":
+        nlp = spacy.blank(lang)
+        nlp.add_pipe("sentencizer")
+        return nlp
+    try:
+        return spacy.load(model)
+    except OSError as e:
+        raise ValueError(f"cannot load pipeline {model!r}: {e}") from e
+
+
+def predict(nlp: Language, gold_docs, batch_size: int = 1, n_process: int = 1) -> Tuple[List[DocRecord], float]:
+    """Run `nlp` on token-only copies of the gold docs; return predicted records and seconds taken."""
+    inputs = [tokens_only(nlp.vocab, d) for d in gold_docs]
+    start = time.perf_counter()
+    preds = list(nlp.pipe(inputs, batch_size=batch_size, n_process=n_process))
+    seconds = time.perf_counter() - start
+    return [doc_to_record(p, doc_id=str(g.user_data.get("doc_id", ""))) for p, g in zip(preds, gold_docs)], seconds
+
+
+def evaluate(
+    model: str,
+    gold_path: Path,
+    variant: str = "plain",
+    genres: Optional[List[str]] = None,
+    output: Optional[Path] = None,
+    sents_per_doc: int = DEFAULT_SENTS_PER_DOC,
+    lang: str = "en",
+) -> Dict:
+    nlp = load_pipeline(model, lang)
+    gold_docs = load_gold_docs(gold_path, nlp.vocab, variant, genres, sents_per_doc)
+    preds, seconds = predict(nlp, gold_docs)
+    golds = [doc_to_record(d) for d in gold_docs]
+    has_parse = "parser" in nlp.pipe_names or any(p.heads.count(-1) < len(p.heads) for p in preds if len(p))
+    counts = score_records(preds, golds, has_parse)
+    n_words = sum(len(g) for g in golds)
+    result = {
+        "model": model, "gold": str(gold_path), "variant": variant, "genres": genres,
+        "documents": len(golds), "words": n_words,
+        **counts.scores(),
+        "words_per_second": n_words / seconds if seconds else None,
+        "per_doc": counts.per_doc,
+    }
+    if output is not None:
+        write_conllu(preds, output)
+    return result
+
+
+def print_scores(result: Dict) -> None:
+    keys = ["sents_p", "sents_r", "sents_f", "dep_uas", "dep_las", "dep_las_universal", "dep_uas_nopunct",
+            "dep_las_nopunct"]
+    rows = [(k, "-" if result[k] is None else f"{100 * result[k]:.2f}") for k in keys]
+    rows.append(("words_per_second", f"{result['words_per_second']:.0f}"))
+    msg.table(rows, header=("metric", "value"), aligns=("l", "r"))
+
+
+@app.command("evaluate")
+def evaluate_cli(
+    model: str = typer.Argument(..., help="pipeline directory, installed package, or 'sentencizer'"),
+    gold_path: Path = typer.Argument(..., help="gold .conllu (or .spacy) with whole documents"),
+    variant: str = typer.Option("plain", "--variant", "-v", help="plain | star | nosyntax"),
+    genres: Optional[str] = typer.Option(None, "--genres", "-g", help="GUM genres to keep, e.g. spoken"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="write predictions as CoNLL-U"),
+    metrics: Optional[Path] = typer.Option(None, "--metrics", "-m", help="write scores as JSON"),
+    sents_per_doc: int = typer.Option(DEFAULT_SENTS_PER_DOC, "--sents-per-doc", "-n"),
+    lang: str = typer.Option("en", "--lang"),
+) -> None:
+    """Score sentence boundaries (token-level P/R/F, first token of each document excluded) and
+    UAS/LAS over whole documents. The pipeline sees only the gold tokens."""
+    with user_errors():
+        result = evaluate(model, gold_path, variant, split_list(genres), output, sents_per_doc, lang)
+    msg.info(f"{model} on {gold_path} ({variant}): {result['documents']} documents, {result['words']} words")
+    print_scores(result)
+    if metrics is not None:
+        metrics.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(metrics) as tmp:
+            srsly.write_json(tmp, result)
+        msg.good(f"wrote {metrics}")

@@ -1,0 +1,135 @@
+"""Scores for joint sentence segmentation and parsing of whole documents.
+
+Sentence boundaries (`sents_p/r/f`) are scored at the token level: a true positive is a token that
+both the prediction and the gold standard mark as a sentence start. The first token of every
+document is excluded from all counts, since every system trivially gets it right.
+
+This differs from the CoNLL 2018 evaluator's "Sentences" F1 (udtools): that measure aligns whole
+sentence *spans* and counts a predicted sentence as correct only if both its start and its end match a
+gold sentence, and it includes each document's first sentence. One misplaced boundary therefore
+costs two sentences there (the two neighbours) but one start token here; and a document-initial
+sentence counts there but its start token does not here. The measures agree in direction, not in
+value.
+
+Attachment scores are over all tokens of the document, on gold tokens: UAS = head correct (a root
+is correct if it is a root in both), LAS = head and label correct. `dep_las_universal` compares
+labels before `:` (the CoNLL 2018 evaluator's LAS); the `_nopunct` figures exclude tokens whose
+gold UPOS is PUNCT.
+"""
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence
+
+from .corpus.record import DocRecord
+
+PUNCT = "PUNCT"
+
+
+@dataclass
+class Counts:
+    """Raw counts; `add` another document's counts, `scores()` for the ratios."""
+
+    sb_tp: int = 0
+    sb_pred: int = 0
+    sb_gold: int = 0
+    tokens: int = 0
+    uas: int = 0
+    las: int = 0
+    las_universal: int = 0
+    tokens_nopunct: int = 0
+    uas_nopunct: int = 0
+    las_nopunct: int = 0
+    has_parse: bool = True
+    per_doc: List[Dict[str, float]] = field(default_factory=list)
+
+    def add(self, other: "Counts") -> None:
+        for k in ("sb_tp", "sb_pred", "sb_gold", "tokens", "uas", "las", "las_universal", "tokens_nopunct",
+                  "uas_nopunct", "las_nopunct"):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.has_parse = self.has_parse and other.has_parse
+        self.per_doc.extend(other.per_doc)
+
+    def scores(self) -> Dict[str, Optional[float]]:
+        p = self.sb_tp / self.sb_pred if self.sb_pred else 0.0
+        r = self.sb_tp / self.sb_gold if self.sb_gold else 0.0
+        f = 2 * p * r / (p + r) if p + r else 0.0
+
+        def ratio(a: int, b: int) -> Optional[float]:
+            return a / b if b and self.has_parse else None
+
+        return {
+            "sents_p": p, "sents_r": r, "sents_f": f,
+            "dep_uas": ratio(self.uas, self.tokens),
+            "dep_las": ratio(self.las, self.tokens),
+            "dep_las_universal": ratio(self.las_universal, self.tokens),
+            "dep_uas_nopunct": ratio(self.uas_nopunct, self.tokens_nopunct),
+            "dep_las_nopunct": ratio(self.las_nopunct, self.tokens_nopunct),
+        }
+
+
+def _universal(label: str) -> str:
+    return label.split(":", 1)[0].lower()
+
+
+def count_doc(
+    pred_heads: Sequence[int],
+    pred_deps: Sequence[str],
+    pred_starts: Sequence[bool],
+    gold: DocRecord,
+    has_parse: bool = True,
+) -> Counts:
+    """Counts for one document; heads are absolute token indices with -1 for a root."""
+    n = len(gold.words)
+    if not (len(pred_heads) == len(pred_deps) == len(pred_starts) == n):
+        raise ValueError(f"document {gold.doc_id!r}: prediction has {len(pred_heads)} tokens, gold has {n}")
+    c = Counts(has_parse=has_parse)
+    for i in range(1, n):
+        ps, gs = bool(pred_starts[i]), bool(gold.sent_starts[i])
+        c.sb_pred += ps
+        c.sb_gold += gs
+        c.sb_tp += ps and gs
+    for i in range(n):
+        head_ok = pred_heads[i] == gold.heads[i]
+        las_ok = head_ok and pred_deps[i] == gold.deps[i]
+        lasu_ok = head_ok and _universal(pred_deps[i]) == _universal(gold.deps[i])
+        c.tokens += 1
+        c.uas += head_ok
+        c.las += las_ok
+        c.las_universal += lasu_ok
+        if gold.upos[i] != PUNCT:
+            c.tokens_nopunct += 1
+            c.uas_nopunct += head_ok
+            c.las_nopunct += las_ok
+    c.per_doc.append({"doc_id": gold.doc_id, "tokens": n, "sb_tp": c.sb_tp, "sb_pred": c.sb_pred,
+                      "sb_gold": c.sb_gold, "uas": c.uas, "las": c.las})
+    return c
+
+
+def score_records(preds: Iterable[DocRecord], golds: Iterable[DocRecord], has_parse: bool = True) -> Counts:
+    """Counts over aligned lists of predicted and gold documents (same tokens, same order)."""
+    total = Counts(has_parse=has_parse)
+    preds, golds = list(preds), list(golds)
+    if len(preds) != len(golds):
+        raise ValueError(f"{len(preds)} predicted documents but {len(golds)} gold documents")
+    for p, g in zip(preds, golds):
+        if p.words != g.words:
+            raise ValueError(f"document {g.doc_id!r}: predicted tokens differ from the gold tokens")
+        total.add(count_doc(p.heads, p.deps, p.sent_starts, g, has_parse))
+    return total
+
+
+def score_docs(pred_docs, gold_docs) -> Dict[str, Optional[float]]:
+    """Scores for spaCy Docs (predicted vs gold, same tokens); UAS/LAS are None without a parse."""
+    from .corpus.docs import doc_to_record
+
+    preds = [doc_to_record(d) for d in pred_docs]
+    golds = [doc_to_record(d) for d in gold_docs]
+    for g, d in zip(golds, gold_docs):
+        g.upos = [t.pos_ for t in d]
+    has_parse = all(d.has_annotation("DEP") for d in pred_docs if len(d))
+    return score_records(preds, golds, has_parse).scores()
+
+
+def score_examples(examples, **kwargs) -> Dict[str, Optional[float]]:
+    """A spaCy scorer: `sents_p/r/f`, `dep_uas`, `dep_las` and friends over `Example`s."""
+    examples = list(examples)
+    return score_docs([eg.predicted for eg in examples], [eg.reference for eg in examples])

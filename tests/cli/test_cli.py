@@ -1,0 +1,70 @@
+"""The command line, run as a user runs it: `python -m spacy_joint_sbd ...`."""
+import json
+import subprocess
+import sys
+
+import pytest
+import spacy
+from spacy.tokens import DocBin
+
+from conftest import EWT
+
+
+def run(*args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", *map(str, args)], capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def test_convert_ewt_dev(ewt_dev_path, tmp_path):
+    out = tmp_path / "dev.spacy"
+    proc = run("convert", ewt_dev_path, out)
+    assert "318 documents, 2001 sentences, 25147 tokens" in " ".join(proc.stdout.split())
+    docs = list(DocBin().from_disk(out).get_docs(spacy.blank("en").vocab))
+    assert len(docs) == 318 and sum(len(d) for d in docs) == 25147
+    assert docs[0].user_data["doc_id"].startswith("weblog-blogspot.com_nominations")
+    assert docs[0].has_annotation("DEP") and docs[0].has_annotation("TAG")
+
+
+def test_convert_star_variant(ewt_dev_path, tmp_path):
+    out = tmp_path / "dev-star.spacy"
+    run("convert", ewt_dev_path, out, "--variant", "star")
+    docs = list(DocBin().from_disk(out).get_docs(spacy.blank("en").vocab))
+    assert not any(t.pos_ == "PUNCT" or t.text != t.text.lower() for d in docs for t in d)
+
+
+def test_failed_convert_leaves_nothing_behind(tmp_path):
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tA\ta\tX\tX\t_\t0\troot\t_\t_\n2\tB\tb\tX\tX\t_\t7\tdep\t_\t_\n\n")
+    out = tmp_path / "out.spacy"
+    proc = run("convert", bad, out, check=False)
+    assert proc.returncode == 1
+    assert f"{bad}:2: head 7 out of range" in " ".join((proc.stdout + proc.stderr).split())
+    assert list(tmp_path.iterdir()) == [bad]
+    proc = run("convert", bad, out, "--repair")
+    assert "repaired" in proc.stdout + proc.stderr and out.exists()
+
+
+def test_evaluate_sentencizer_on_ewt_test(tmp_path):
+    metrics = tmp_path / "m.json"
+    pred = tmp_path / "pred.conllu"
+    proc = run("evaluate", "sentencizer", EWT / "test.conllu", "--metrics", metrics, "--output", pred)
+    assert "sents_f" in proc.stdout
+    m = json.loads(metrics.read_text())
+    assert m["documents"] == 316
+    assert 0.6 < m["sents_f"] < 0.9  # punctuation rules on web text: high precision, low recall
+    assert m["sents_p"] > m["sents_r"]
+    assert m["dep_uas"] is None
+    assert pred.read_text().count("# newdoc id") == 316
+
+
+def test_evaluate_sentencizer_on_star_finds_nothing(tmp_path):
+    metrics = tmp_path / "m.json"
+    run("evaluate", "sentencizer", EWT / "test.conllu", "--variant", "star", "--metrics", metrics)
+    assert json.loads(metrics.read_text())["sents_r"] == 0.0
+
+
+def test_evaluate_unknown_model_is_a_clear_error(tmp_path):
+    proc = run("evaluate", tmp_path / "no-model", EWT / "dev.conllu", check=False)
+    assert proc.returncode == 1 and "cannot load pipeline" in proc.stdout + proc.stderr
