@@ -104,14 +104,15 @@ def count_doc(
     return c
 
 
-def score_records(preds: Iterable[DocRecord], golds: Iterable[DocRecord], has_parse: bool = True) -> Counts:
+def score_records(preds: Iterable[DocRecord], golds: Iterable[DocRecord], has_parse: bool = True,
+                  check_tokens: bool = True) -> Counts:
     """Counts over aligned lists of predicted and gold documents (same tokens, same order)."""
     total = Counts(has_parse=has_parse)
     preds, golds = list(preds), list(golds)
     if len(preds) != len(golds):
         raise ValueError(f"{len(preds)} predicted documents but {len(golds)} gold documents")
     for p, g in zip(preds, golds):
-        if p.words != g.words:
+        if check_tokens and p.words != g.words:
             raise ValueError(f"document {g.doc_id!r}: predicted tokens differ from the gold tokens")
         total.add(count_doc(p.heads, p.deps, p.sent_starts, g, has_parse))
     return total
@@ -129,7 +130,38 @@ def score_docs(pred_docs, gold_docs) -> Dict[str, Optional[float]]:
     return score_records(preds, golds, has_parse).scores()
 
 
+def _projected_record(eg) -> DocRecord:
+    """The prediction projected onto the gold tokens, for Examples whose tokenizations differ
+    (e.g. `spacy evaluate` re-tokenizes the text). A gold token without a one-to-one predicted
+    token gets head None, label "" and no sentence start, so it counts as an error."""
+    from spacy.training import Example
+
+    from .corpus.docs import doc_to_record
+
+    flipped = Example(eg.reference, eg.predicted)
+    heads, deps = flipped.get_aligned_parse(projectivize=False)
+    starts = flipped.get_aligned_sent_starts()
+    rec = doc_to_record(eg.reference)
+    rec.heads = [-2 if h is None else (-1 if h == i else h) for i, h in enumerate(heads)]
+    rec.deps = ["" if d is None else ("root" if d == "ROOT" else d) for d in deps]
+    rec.sent_starts = [i == 0 or s is True for i, s in enumerate(starts)]
+    return rec
+
+
 def score_examples(examples, **kwargs) -> Dict[str, Optional[float]]:
-    """A spaCy scorer: `sents_p/r/f`, `dep_uas`, `dep_las` and friends over `Example`s."""
+    """A spaCy scorer: `sents_p/r/f`, `dep_uas`, `dep_las` and friends over `Example`s.
+
+    Examples with the same tokens on both sides are scored directly; otherwise the prediction is
+    projected onto the gold tokens through spaCy's alignment first."""
+    from .corpus.docs import doc_to_record
+
     examples = list(examples)
-    return score_docs([eg.predicted for eg in examples], [eg.reference for eg in examples])
+    if all(len(eg.predicted) == len(eg.reference) and
+           all(a.text == b.text for a, b in zip(eg.predicted, eg.reference)) for eg in examples):
+        return score_docs([eg.predicted for eg in examples], [eg.reference for eg in examples])
+    preds = [_projected_record(eg) for eg in examples]
+    golds = [doc_to_record(eg.reference) for eg in examples]
+    for g, eg in zip(golds, examples):
+        g.upos = [t.pos_ for t in eg.reference]
+    has_parse = all(eg.predicted.has_annotation("DEP") for eg in examples if len(eg.predicted))
+    return score_records(preds, golds, has_parse, check_tokens=False).scores()

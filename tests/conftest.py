@@ -1,18 +1,11 @@
-import os
+import sys
 from pathlib import Path
 
 import pytest
 
-DATA = Path(os.environ.get("SJS_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "ud"))
-EWT = DATA / "en_ewt"
-GUM = DATA / "en_gum"
-ZH = DATA / "zh_gsdsimp"
+sys.path.insert(0, str(Path(__file__).parent))
 
-
-def need(path: Path) -> Path:
-    if not path.exists():
-        pytest.fail(f"treebank file missing: {path} (set SJS_DATA to the folder holding en_ewt/, en_gum/)")
-    return path
+from treebanks import EWT, need  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -35,7 +35,7 @@ def load_pipeline(model: str, lang: str = "en") -> Language:
         raise ValueError(f"cannot load pipeline {model!r}: {e}") from e
 
 
-def predict(nlp: Language, gold_docs, batch_size: int = 1, n_process: int = 1) -> Tuple[List[DocRecord], float]:
+def predict(nlp: Language, gold_docs, batch_size: int = 32, n_process: int = 1) -> Tuple[List[DocRecord], float]:
     """Run `nlp` on token-only copies of the gold docs; return predicted records and seconds taken."""
     inputs = [tokens_only(nlp.vocab, d) for d in gold_docs]
     start = time.perf_counter()
@@ -72,9 +72,60 @@ def evaluate(
     return result
 
 
+def evaluate_raw(
+    model: str,
+    gold_path: Path,
+    variant: str = "plain",
+    genres: Optional[List[str]] = None,
+    output: Optional[Path] = None,
+    sents_per_doc: int = DEFAULT_SENTS_PER_DOC,
+    lang: str = "en",
+) -> Dict:
+    """The CoNLL 2018 shared-task setting: rebuild each document's raw text from the gold words and
+    `SpaceAfter=No`, run the WHOLE pipeline (spaCy's tokenizer included) on it, write CoNLL-U and
+    score it with the official evaluator (udtools). Returns its Tokens, Sentences, UAS and LAS F1.
+
+    The text is the concatenation of the gold syntactic words with their spaces; for the rare
+    multiword token whose words do not spell its surface form this differs from `# text`."""
+    import tempfile
+
+    try:
+        from udtools import udeval
+    except ImportError as e:
+        raise ValueError("--raw scores with the official CoNLL 2018 evaluator: pip install udtools") from e
+
+    from ..corpus import read_conllu
+    from ..corpus.writer import write_conllu as write
+
+    nlp = load_pipeline(model, lang)
+    golds = read_conllu(gold_path, variant, genres=genres, sents_per_doc=sents_per_doc)
+    texts = ["".join(w + (" " if sp else "") for w, sp in zip(g.words, g.spaces)).strip() for g in golds]
+    start = time.perf_counter()
+    docs = list(nlp.pipe(texts, batch_size=32))
+    seconds = time.perf_counter() - start
+    preds = [doc_to_record(d, doc_id=g.doc_id) for d, g in zip(docs, golds)]
+    with tempfile.TemporaryDirectory() as tmp:
+        gold_file, pred_file = Path(tmp) / "gold.conllu", Path(tmp) / "pred.conllu"
+        write(golds, gold_file)
+        write(preds, pred_file)
+        ev = udeval.evaluate(udeval.load_conllu_file(str(gold_file)), udeval.load_conllu_file(str(pred_file)))
+        if output is not None:
+            write(preds, output)
+    n_words = sum(len(g) for g in golds)
+    return {
+        "model": model, "gold": str(gold_path), "variant": variant, "genres": genres, "raw": True,
+        "documents": len(golds), "words": n_words,
+        "tokens_f": ev["Tokens"].f1, "sentences_f": ev["Sentences"].f1, "words_f": ev["Words"].f1,
+        "uas_f": ev["UAS"].f1, "las_f": ev["LAS"].f1,
+        "words_per_second": n_words / seconds if seconds else None,
+    }
+
+
 def print_scores(result: Dict) -> None:
     keys = ["sents_p", "sents_r", "sents_f", "dep_uas", "dep_las", "dep_las_universal", "dep_uas_nopunct",
             "dep_las_nopunct"]
+    if result.get("raw"):
+        keys = ["tokens_f", "sentences_f", "words_f", "uas_f", "las_f"]
     rows = [(k, "-" if result[k] is None else f"{100 * result[k]:.2f}") for k in keys]
     rows.append(("words_per_second", f"{result['words_per_second']:.0f}"))
     msg.table(rows, header=("metric", "value"), aligns=("l", "r"))
@@ -90,11 +141,14 @@ def evaluate_cli(
     metrics: Optional[Path] = typer.Option(None, "--metrics", "-m", help="write scores as JSON"),
     sents_per_doc: int = typer.Option(DEFAULT_SENTS_PER_DOC, "--sents-per-doc", "-n"),
     lang: str = typer.Option("en", "--lang"),
+    raw: bool = typer.Option(False, "--raw", help="run on raw text (spaCy's tokenizer) and score with udtools"),
 ) -> None:
     """Score sentence boundaries (token-level P/R/F, first token of each document excluded) and
-    UAS/LAS over whole documents. The pipeline sees only the gold tokens."""
+    UAS/LAS over whole documents. The pipeline sees only the gold tokens — or, with --raw, the raw
+    text, scored by the official CoNLL 2018 evaluator (Tokens, Sentences, UAS, LAS F1)."""
     with user_errors():
-        result = evaluate(model, gold_path, variant, split_list(genres), output, sents_per_doc, lang)
+        run = evaluate_raw if raw else evaluate
+        result = run(model, gold_path, variant, split_list(genres), output, sents_per_doc, lang)
     msg.info(f"{model} on {gold_path} ({variant}): {result['documents']} documents, {result['words']} words")
     print_scores(result)
     if metrics is not None:

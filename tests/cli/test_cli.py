@@ -7,7 +7,7 @@ import pytest
 import spacy
 from spacy.tokens import DocBin
 
-from conftest import EWT
+from treebanks import EWT
 
 
 def run(*args, check=True):

@@ -2,7 +2,7 @@
 import pytest
 
 from spacy_joint_sbd.corpus import ROOT, read_conllu
-from conftest import GUM, ZH, need
+from treebanks import GUM, ZH, need
 
 
 def assert_forest(rec):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import spacy
 
-from conftest import DATA
+from treebanks import DATA
 
 ROOT = Path(__file__).resolve().parents[2]
 
