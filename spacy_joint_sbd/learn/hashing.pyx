@@ -1,0 +1,30 @@
+# cython: infer_types=True, binding=True
+"""Feature hashing with MurmurHash (Bohnet 2010): strings and feature tuples → uint64 keys.
+
+A feature is a template id followed by the attribute values it conjoins; its key is the 64-bit
+MurmurHash of those words. `HashedWeights` maps a key to a row of its table (key mod n_rows).
+"""
+import numpy
+
+from libc.stdint cimport uint64_t
+from murmurhash.mrmr cimport hash64
+
+DEFAULT_SEED = 0x5EED
+
+
+cdef uint64_t hash_feature(const uint64_t* values, int n, uint64_t seed) noexcept nogil:
+    """Hash `n` uint64 words (template id + conjoined attribute values) into one feature key."""
+    return hash64(<void*>values, n * sizeof(uint64_t), seed)
+
+
+def hash_string(str text, uint64_t seed=DEFAULT_SEED) -> int:
+    """MurmurHash64 of the UTF-8 bytes of `text`: how callers turn attribute strings into ids."""
+    cdef bytes b = text.encode("utf8")
+    return hash64(<char*>b, len(b), seed)
+
+
+def hash_values(values, uint64_t seed=DEFAULT_SEED) -> int:
+    """Python-level `hash_feature` over a sequence of ints (each taken modulo 2**64)."""
+    cdef uint64_t[::1] arr = numpy.array(
+        [v & 0xFFFFFFFFFFFFFFFF for v in values] or [0], dtype=numpy.uint64)
+    return hash_feature(&arr[0], len(values), seed)

@@ -1,0 +1,53 @@
+"""`spacy_joint_sbd.HashedPerceptron.v1`: the hashed linear model as a Thinc `Model`.
+
+The Model is the parameter container of a perceptron / passive-aggressive transition model: one
+param `W` of shape (n_rows, nO), float32, where a hashed feature selects a row and the row holds
+one weight per transition class. `nO` (the number of classes) is set when the component learns its
+labels. Search, features and updates live in `spacy_joint_sbd.transition` (Cython); the
+component keeps the engine's live table and this param in sync, and what is serialized is the
+*averaged* table, so `to_bytes`/`to_disk` round-trip the predicting model exactly.
+
+Thinc's optimizers average by exponential moving average; a perceptron needs its own averaging
+(Daumé's trick in `learn.weights`), so this model is never updated by an `Optimizer`.
+"""
+from typing import List, Optional
+
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import Model
+
+DEFAULT_N_ROWS = 1 << 17
+
+
+def _forward(model: Model, docs: List[Doc], is_train: bool):
+    raise NotImplementedError(
+        "HashedPerceptron holds weights only: prediction and training run through the "
+        "joint_sbd_parser component's beam search, not Model.__call__"
+    )
+
+
+def _init(model: Model, X=None, Y=None) -> Model:
+    import numpy
+
+    if model.has_dim("nO") is True and not model.has_param("W"):
+        model.set_param("W", numpy.zeros((model.attrs["n_rows"], model.get_dim("nO")), dtype="float32"))
+    return model
+
+
+@registry.architectures("spacy_joint_sbd.HashedPerceptron.v1")
+def build_hashed_perceptron(n_rows: int = DEFAULT_N_ROWS, nO: Optional[int] = None) -> Model[List[Doc], List]:
+    """A hashed weight table of `n_rows` rows (hash buckets) × `nO` classes.
+
+    n_rows (int): hash buckets; memory is 4 · n_rows · nO bytes to predict (twice that to train).
+    nO (Optional[int]): number of transition classes, inferred from the labels when None.
+    """
+    if n_rows < 1:
+        raise ValueError(f"n_rows must be positive, got {n_rows}")
+    return Model(
+        "hashed_perceptron",
+        _forward,
+        init=_init,
+        dims={"nO": nO},
+        params={"W": None},
+        attrs={"n_rows": n_rows},
+    )

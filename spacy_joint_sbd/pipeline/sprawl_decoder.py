@@ -1,0 +1,215 @@
+"""The `sprawl_decoder` component: re-parses each sentence of a Doc with the graph-based parser
+(`spacy_joint_sbd.graph.parser`), decoding under a punctuation constraint (Spitkovsky et al.
+2011, §2.2 and §4: constrained inference on top of a supervised model).
+
+Sentence boundaries come from the Doc (any segmenter earlier in the pipeline, or the joint
+parser); tags from a tagger earlier in the pipeline (``TAG``, else ``POS``). During `update`, gold
+trees and sentence boundaries come from `Example.reference`; the model is an averaged perceptron
+trained by spaCy's loop one batch at a time, and prediction always uses the averaged weights.
+"""
+from typing import Callable, Dict, Iterable, List, Optional
+
+import srsly
+from spacy import util
+from spacy.attrs import DEP, HEAD
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.scorer import Scorer
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples
+from spacy.vocab import Vocab
+
+from ..graph.constraints import check_name
+from ..graph.parser import GraphParser
+
+
+def _dep_getter(token, attr):
+    return token.vocab.strings.as_string(getattr(token, attr)).lower()
+
+
+@util.registry.scorers("spacy_joint_sbd.graph_dep_scorer.v1")
+def make_graph_dep_scorer() -> Callable[..., Dict]:
+    """spaCy's ``dep_uas`` / ``dep_las`` / ``dep_las_per_type`` (punctuation arcs ignored)."""
+
+    def score(examples: Iterable[Example], **kwargs) -> Dict:
+        kwargs.setdefault("getter", _dep_getter)
+        kwargs.setdefault("ignore_labels", ("p", "punct"))
+        return Scorer.score_deps(examples, "dep", **kwargs)
+
+    return score
+
+
+@Language.factory(
+    "sprawl_decoder",
+    assigns=["token.dep", "token.head"],
+    default_config={
+        "constraint": "sprawl",
+        "train_constraint": "none",
+        "order": 1,
+        "n_rows": 1 << 21,
+        "label_rows": 1 << 18,
+        "scorer": {"@scorers": "spacy_joint_sbd.graph_dep_scorer.v1"},
+    },
+    default_score_weights={"dep_uas": 0.5, "dep_las": 0.5, "dep_las_per_type": None},
+)
+def make_sprawl_decoder(nlp: Language, name: str, constraint: str, train_constraint: str, order: int,
+                        n_rows: int, label_rows: int, scorer: Optional[Callable]) -> "SprawlDecoder":
+    """Graph-based parser decoding under a punctuation constraint.
+
+    constraint: decoding constraint: `sprawl` (default), `none`, `strict`, `loose`, `tear`, `thread`.
+    train_constraint: constraint used when decoding during training (the paper: `loose`).
+    order: 1 (arc-factored) or 2 (adjacent siblings).
+    n_rows, label_rows: hash buckets of the arc and label weight tables.
+    """
+    return SprawlDecoder(nlp.vocab, name, constraint=constraint, train_constraint=train_constraint,
+                         order=order, n_rows=n_rows, label_rows=label_rows, scorer=scorer)
+
+
+class SprawlDecoder(Pipe):
+    def __init__(self, vocab: Vocab, name: str = "sprawl_decoder", *, constraint: str = "sprawl",
+                 train_constraint: str = "none", order: int = 1, n_rows: int = 1 << 21,
+                 label_rows: int = 1 << 18, scorer: Optional[Callable] = None):
+        for c in (constraint, train_constraint):
+            check_name(c)
+        self.vocab = vocab
+        self.name = name
+        self.cfg = {"constraint": constraint, "train_constraint": train_constraint, "order": order,
+                    "n_rows": n_rows, "label_rows": label_rows}
+        self.parser = GraphParser(order, n_rows, label_rows)
+        self._predictor: Optional[GraphParser] = None
+        self.scorer = scorer if scorer is not None else make_graph_dep_scorer()
+
+    @property
+    def labels(self) -> List[str]:
+        return list(self.parser.labels)
+
+    def add_label(self, label: str) -> int:
+        if label in self.parser.labels:
+            return 0
+        self.parser.add_label(label)
+        self._predictor = None
+        return 1
+
+    def _model(self) -> GraphParser:
+        if self._predictor is None:
+            self._predictor = self.parser.averaged()
+        return self._predictor
+
+    @staticmethod
+    def _tags(doc: Doc) -> List[str]:
+        return [t.tag_ or t.pos_ for t in doc]
+
+    @staticmethod
+    def _sentences(doc: Doc):
+        if doc.has_annotation("SENT_START"):
+            return [(s.start, s.end) for s in doc.sents]
+        return [(0, len(doc))] if len(doc) else []
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations([doc], self.predict([doc]))
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
+        for docs in util.minibatch(stream, size=batch_size):
+            self.set_annotations(docs, self.predict(docs))
+            yield from docs
+
+    def predict(self, docs: Iterable[Doc]) -> List[List[tuple]]:
+        """Per doc, per sentence: (start, heads, labels) with sentence-relative heads (-1 root)."""
+        model = self._model()
+        out = []
+        for doc in docs:
+            tags = self._tags(doc)
+            pos = [t.pos_ for t in doc]
+            words = [t.text for t in doc]
+            parses = []
+            for start, end in self._sentences(doc):
+                heads, labels = model.parse(words[start:end], tags[start:end], pos[start:end],
+                                            self.cfg["constraint"])
+                parses.append((start, heads, labels))
+            out.append(parses)
+        return out
+
+    def set_annotations(self, docs: Iterable[Doc], parses) -> None:
+        for doc, doc_parses in zip(docs, parses):
+            if not len(doc):
+                continue
+            arr = doc.to_array([HEAD, DEP])
+            strings = doc.vocab.strings
+            for start, heads, labels in doc_parses:
+                for i, (h, lab) in enumerate(zip(heads, labels)):
+                    arr[start + i, 0] = ((h - i) if h >= 0 else 0) % (1 << 64)
+                    arr[start + i, 1] = strings.add("ROOT" if h < 0 else lab)
+            doc.from_array([HEAD, DEP], arr)
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
+                   labels: Optional[List[str]] = None) -> None:
+        validate_examples(get_examples(), "SprawlDecoder.initialize")
+        self.parser = GraphParser(self.cfg["order"], self.cfg["n_rows"], self.cfg["label_rows"])
+        found = set(labels or [])
+        if labels is None:
+            for eg in get_examples():
+                found.update(t.dep_ for t in eg.reference if t.dep_ and t.head.i != t.i)
+        for label in sorted(found):
+            self.parser.add_label(label)
+        self._predictor = None
+
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
+               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+        """One perceptron step per gold sentence; ``losses[name]`` counts head errors."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        validate_examples(examples, "SprawlDecoder.update")
+        for eg in examples:
+            ref = eg.reference
+            if not ref.has_annotation("DEP"):
+                continue
+            pred = eg.predicted
+            tags = self._tags(pred) if pred.has_annotation("TAG") or pred.has_annotation("POS") \
+                else self._tags(ref)
+            pos = [t.pos_ for t in (pred if pred.has_annotation("POS") else ref)]
+            if len(pred) != len(ref):
+                continue  # the graph parser needs the gold tokenization
+            words = [t.text for t in ref]
+            for sent in ref.sents:
+                s, e = sent.start, sent.end
+                gold = [t.head.i - s if t.head.i != t.i else -1 for t in sent]
+                if any(h < -1 or h >= e - s for h in gold):
+                    continue
+                deps = [t.dep_ for t in sent]
+                n_right = self.parser.update_sentence(words[s:e], tags[s:e], pos[s:e], gold, deps,
+                                                      self.cfg["train_constraint"])
+                losses[self.name] += (e - s) - n_right
+        self._predictor = None
+        return losses
+
+    # -- serialization ------------------------------------------------------------------------------
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        return srsly.msgpack_dumps({"cfg": self.cfg, "model": self._model().to_bytes()})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "SprawlDecoder":
+        msg = srsly.msgpack_loads(bytes_data)
+        self.cfg.update(msg["cfg"])
+        self.parser = GraphParser().from_bytes(msg["model"])
+        self._predictor = self.parser
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        path = util.ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg", self.cfg)
+        with (path / "model").open("wb") as f:
+            f.write(self._model().to_bytes())
+
+    def from_disk(self, path, *, exclude=tuple()) -> "SprawlDecoder":
+        path = util.ensure_path(path)
+        self.cfg.update(srsly.read_json(path / "cfg"))
+        with (path / "model").open("rb") as f:
+            self.parser = GraphParser().from_bytes(f.read())
+        self._predictor = self.parser
+        return self
+
+
+__all__ = ["SprawlDecoder", "make_sprawl_decoder", "make_graph_dep_scorer"]

@@ -1,0 +1,231 @@
+# cython: infer_types=True, binding=True
+"""Feature extraction: Zhang & Nivre (2011)'s rich non-local set adapted to ArcStandard, plus SB
+features (bjorkelund2016 §4 "Parser implementation").
+
+ArcStandard adaptation: Zhang & Nivre's (S0, N0) pair of arc-eager becomes (s1, s0) here, and the
+arc-eager head of S0 (unavailable in ArcStandard) is replaced by s2. Templates:
+  unigrams   word / tag / word+tag of s0, s1, b0, b1; word / tag of s2, b2
+  pairs      s0·s1 (7 conjunctions of word/tag), s0·b0, s1·b0, b0·b1 tags
+  triples    tags of b0 b1 b2, s0 b0 b1, s1 s0 b0, s2 s1 s0, and s1/s0 with their children
+  distance   |s0 − s1| (bucketed) with words / tags of s0, s1
+  valency    left / right child counts of s0 and s1 with their word or tag
+  children   word, tag, label of the left-/rightmost (and second) children of s0 and s1
+  label sets the sets of left / right dependent labels of s0 and s1 with their word or tag
+  boundary   distance from b0 to LAST(S) (alone, with b0 word/tag, with s0 tag), the previous
+             token (b0 − 1 in the text) with b0, stack size and SWAPPED(β) with the b0 tag
+  extra      each extra attribute column (e.g. SHAPE, PREFIX, SUFFIX) of b0, b0 − 1, s0, b1,
+             and (b0 − 1, b0)
+Token attributes come from an (n × n_attrs) uint64 array whose columns the caller chooses; the
+roles "word" and "tag" name two of them, any others listed in `extra_cols` add the extra block.
+A feature key is the MurmurHash of (template id, values…).
+"""
+import numpy
+
+from libc.stdint cimport uint64_t
+from murmurhash.mrmr cimport hash64
+
+from ._state cimport NodeC, StateC, buffer_at
+
+cdef uint64_t NONE = 0x9E3779B97F4A7C15
+cdef uint64_t ROOT_VALUE = 0xC2B2AE3D27D4EB4F
+cdef uint64_t SEED = 0x5EED
+
+
+cdef inline uint64_t attr(const uint64_t* attrs, const FeatConfigC* cfg, int tok, int col) noexcept nogil:
+    if tok < 0:
+        return NONE
+    if tok == 0:
+        return ROOT_VALUE
+    return attrs[(tok - 1) * cfg.n_attrs + col]
+
+
+cdef inline uint64_t bucket(int d) noexcept nogil:
+    if d < 0:
+        return 100
+    if d <= 5:
+        return d
+    if d < 10:
+        return 6
+    if d < 15:
+        return 7
+    if d < 20:
+        return 8
+    if d < 30:
+        return 9
+    if d < 40:
+        return 10
+    if d < 60:
+        return 11
+    return 12
+
+
+cdef inline int add(uint64_t* out, int k, uint64_t tid, uint64_t a, uint64_t b, uint64_t c,
+                    uint64_t d) noexcept nogil:
+    cdef uint64_t key[5]
+    key[0] = tid
+    key[1] = a
+    key[2] = b
+    key[3] = c
+    key[4] = d
+    out[k] = hash64(key, 5 * sizeof(uint64_t), SEED)
+    return k + 1
+
+
+cdef int extract_features(uint64_t* out, const StateC* s, const DocC* doc,
+                          const uint64_t* attrs, const FeatConfigC* cfg) noexcept nogil:
+    """Write the feature keys of state `s` into `out` (≥ MAX_FEATS slots); returns how many."""
+    cdef const NodeC* S0 = s.stack
+    cdef const NodeC* S1 = S0.next if s.stack_len >= 2 else NULL
+    cdef const NodeC* S2 = S1.next if s.stack_len >= 3 else NULL
+    cdef int n = doc.n
+    cdef int s0 = S0.tok
+    cdef int s1 = S1.tok if S1 is not NULL else -1
+    cdef int s2 = S2.tok if S2 is not NULL else -1
+    cdef int b0 = buffer_at(s, 0, n)
+    cdef int b1 = buffer_at(s, 1, n) if b0 >= 0 else -1
+    cdef int b2 = buffer_at(s, 2, n) if b1 >= 0 else -1
+    cdef int prev = b0 - 1 if b0 > 1 else -1
+    cdef int wc = cfg.word_col
+    cdef int tc = cfg.tag_col
+    cdef uint64_t s0w = attr(attrs, cfg, s0, wc), s0p = attr(attrs, cfg, s0, tc)
+    cdef uint64_t s1w = attr(attrs, cfg, s1, wc), s1p = attr(attrs, cfg, s1, tc)
+    cdef uint64_t s2w = attr(attrs, cfg, s2, wc), s2p = attr(attrs, cfg, s2, tc)
+    cdef uint64_t b0w = attr(attrs, cfg, b0, wc), b0p = attr(attrs, cfg, b0, tc)
+    cdef uint64_t b1w = attr(attrs, cfg, b1, wc), b1p = attr(attrs, cfg, b1, tc)
+    cdef uint64_t b2w = attr(attrs, cfg, b2, wc), b2p = attr(attrs, cfg, b2, tc)
+    cdef uint64_t pw = attr(attrs, cfg, prev, wc), pp = attr(attrs, cfg, prev, tc)
+    # children of s0 and s1 (-1 when absent)
+    cdef int s0l1 = -1, s0l2 = -1, s0r1 = -1, s0r2 = -1, s1l1 = -1, s1l2 = -1, s1r1 = -1, s1r2 = -1
+    cdef uint64_t s0l1l = 0, s0l2l = 0, s0r1l = 0, s0r2l = 0, s1l1l = 0, s1l2l = 0, s1r1l = 0, s1r2l = 0
+    cdef uint64_t s0vl = 0, s0vr = 0, s1vl = 0, s1vr = 0, s0sl = 0, s0sr = 0, s1sl = 0, s1sr = 0
+    if s0 > 0:
+        s0l1, s0l2, s0r1, s0r2 = S0.lc1, S0.lc2, S0.rc1, S0.rc2
+        s0l1l, s0l2l, s0r1l, s0r2l = S0.lc1_lab, S0.lc2_lab, S0.rc1_lab, S0.rc2_lab
+        s0vl, s0vr = min(S0.n_left, 6), min(S0.n_right, 6)
+        s0sl, s0sr = S0.left_labs, S0.right_labs
+    if s1 > 0:
+        s1l1, s1l2, s1r1, s1r2 = S1.lc1, S1.lc2, S1.rc1, S1.rc2
+        s1l1l, s1l2l, s1r1l, s1r2l = S1.lc1_lab, S1.lc2_lab, S1.rc1_lab, S1.rc2_lab
+        s1vl, s1vr = min(S1.n_left, 6), min(S1.n_right, 6)
+        s1sl, s1sr = S1.left_labs, S1.right_labs
+    cdef uint64_t s0l1p = attr(attrs, cfg, s0l1, tc), s0r1p = attr(attrs, cfg, s0r1, tc)
+    cdef uint64_t s1l1p = attr(attrs, cfg, s1l1, tc), s1r1p = attr(attrs, cfg, s1r1, tc)
+    cdef uint64_t s0l2p = attr(attrs, cfg, s0l2, tc), s0r2p = attr(attrs, cfg, s0r2, tc)
+    cdef uint64_t s1l2p = attr(attrs, cfg, s1l2, tc), s1r2p = attr(attrs, cfg, s1r2, tc)
+    cdef uint64_t dist = bucket(s0 - s1) if s1 > 0 else 99
+    cdef uint64_t dsb = bucket(b0 - s.last_sb) if b0 > 0 else 99
+    cdef uint64_t depth = min(s.stack_len, 5)
+    cdef uint64_t swp = 1 if s.n_swapped > 0 else 0
+    cdef int k = 0
+    cdef int t = 0
+    # bias and unigrams
+    k = add(out, k, 1, 0, 0, 0, 0)
+    k = add(out, k, 2, s0w, 0, 0, 0)
+    k = add(out, k, 3, s0p, 0, 0, 0)
+    k = add(out, k, 4, s0w, s0p, 0, 0)
+    k = add(out, k, 5, s1w, 0, 0, 0)
+    k = add(out, k, 6, s1p, 0, 0, 0)
+    k = add(out, k, 7, s1w, s1p, 0, 0)
+    k = add(out, k, 8, s2w, 0, 0, 0)
+    k = add(out, k, 9, s2p, 0, 0, 0)
+    k = add(out, k, 10, b0w, 0, 0, 0)
+    k = add(out, k, 11, b0p, 0, 0, 0)
+    k = add(out, k, 12, b0w, b0p, 0, 0)
+    k = add(out, k, 13, b1w, 0, 0, 0)
+    k = add(out, k, 14, b1p, 0, 0, 0)
+    k = add(out, k, 15, b1w, b1p, 0, 0)
+    k = add(out, k, 16, b2w, 0, 0, 0)
+    k = add(out, k, 17, b2p, 0, 0, 0)
+    # pairs
+    k = add(out, k, 20, s0w, s0p, s1w, s1p)
+    k = add(out, k, 21, s0w, s0p, s1w, 0)
+    k = add(out, k, 22, s0w, s1w, s1p, 0)
+    k = add(out, k, 23, s0w, s0p, s1p, 0)
+    k = add(out, k, 24, s0p, s1w, s1p, 0)
+    k = add(out, k, 25, s0w, s1w, 0, 0)
+    k = add(out, k, 26, s0p, s1p, 0, 0)
+    k = add(out, k, 27, s0p, b0p, 0, 0)
+    k = add(out, k, 28, s0w, b0w, 0, 0)
+    k = add(out, k, 29, s0p, b0w, b0p, 0)
+    k = add(out, k, 30, s1p, b0p, 0, 0)
+    k = add(out, k, 31, b0p, b1p, 0, 0)
+    # triples
+    k = add(out, k, 40, b0p, b1p, b2p, 0)
+    k = add(out, k, 41, s0p, b0p, b1p, 0)
+    k = add(out, k, 42, s1p, s0p, b0p, 0)
+    k = add(out, k, 43, s2p, s1p, s0p, 0)
+    k = add(out, k, 44, s1p, s1l1p, s0p, 0)
+    k = add(out, k, 45, s1p, s1r1p, s0p, 0)
+    k = add(out, k, 46, s1p, s0p, s0l1p, 0)
+    k = add(out, k, 47, s1p, s0p, s0r1p, 0)
+    k = add(out, k, 48, s0p, s0l1p, s0r1p, 0)
+    # distance
+    k = add(out, k, 50, s0w, dist, 0, 0)
+    k = add(out, k, 51, s0p, dist, 0, 0)
+    k = add(out, k, 52, s1w, dist, 0, 0)
+    k = add(out, k, 53, s1p, dist, 0, 0)
+    k = add(out, k, 54, s0w, s1w, dist, 0)
+    k = add(out, k, 55, s0p, s1p, dist, 0)
+    # valency
+    k = add(out, k, 60, s0w, s0vl, 0, 0)
+    k = add(out, k, 61, s0p, s0vl, 0, 0)
+    k = add(out, k, 62, s0w, s0vr, 0, 0)
+    k = add(out, k, 63, s0p, s0vr, 0, 0)
+    k = add(out, k, 64, s1w, s1vl, 0, 0)
+    k = add(out, k, 65, s1p, s1vl, 0, 0)
+    k = add(out, k, 66, s1w, s1vr, 0, 0)
+    k = add(out, k, 67, s1p, s1vr, 0, 0)
+    # children (second order) and second children (third order)
+    k = add(out, k, 70, attr(attrs, cfg, s0l1, wc), 0, 0, 0)
+    k = add(out, k, 71, s0l1p, 0, 0, 0)
+    k = add(out, k, 72, s0l1l, 0, 0, 0)
+    k = add(out, k, 73, attr(attrs, cfg, s0r1, wc), 0, 0, 0)
+    k = add(out, k, 74, s0r1p, 0, 0, 0)
+    k = add(out, k, 75, s0r1l, 0, 0, 0)
+    k = add(out, k, 76, attr(attrs, cfg, s1l1, wc), 0, 0, 0)
+    k = add(out, k, 77, s1l1p, 0, 0, 0)
+    k = add(out, k, 78, s1l1l, 0, 0, 0)
+    k = add(out, k, 79, attr(attrs, cfg, s1r1, wc), 0, 0, 0)
+    k = add(out, k, 80, s1r1p, 0, 0, 0)
+    k = add(out, k, 81, s1r1l, 0, 0, 0)
+    k = add(out, k, 82, s0l2p, s0l2l, 0, 0)
+    k = add(out, k, 83, s0r2p, s0r2l, 0, 0)
+    k = add(out, k, 84, s1l2p, s1l2l, 0, 0)
+    k = add(out, k, 85, s1r2p, s1r2l, 0, 0)
+    k = add(out, k, 86, s0p, s0l1p, s0l2p, 0)
+    k = add(out, k, 87, s0p, s0r1p, s0r2p, 0)
+    k = add(out, k, 88, s1p, s1l1p, s1l2p, 0)
+    k = add(out, k, 89, s1p, s1r1p, s1r2p, 0)
+    k = add(out, k, 90, s0p, s0l1l, s0r1l, 0)
+    k = add(out, k, 91, s1p, s1l1l, s1r1l, 0)
+    # label sets
+    k = add(out, k, 100, s0w, s0sl, 0, 0)
+    k = add(out, k, 101, s0p, s0sl, 0, 0)
+    k = add(out, k, 102, s0w, s0sr, 0, 0)
+    k = add(out, k, 103, s0p, s0sr, 0, 0)
+    k = add(out, k, 104, s1w, s1sl, 0, 0)
+    k = add(out, k, 105, s1p, s1sl, 0, 0)
+    k = add(out, k, 106, s1w, s1sr, 0, 0)
+    k = add(out, k, 107, s1p, s1sr, 0, 0)
+    # sentence boundary
+    k = add(out, k, 110, dsb, 0, 0, 0)
+    k = add(out, k, 111, dsb, b0p, 0, 0)
+    k = add(out, k, 112, dsb, b0w, 0, 0)
+    k = add(out, k, 113, dsb, s0p, 0, 0)
+    k = add(out, k, 114, pw, 0, 0, 0)
+    k = add(out, k, 115, pp, 0, 0, 0)
+    k = add(out, k, 116, pw, b0w, 0, 0)
+    k = add(out, k, 117, pp, b0p, 0, 0)
+    k = add(out, k, 118, pp, b0p, b1p, 0)
+    k = add(out, k, 119, depth, swp, b0p, 0)
+    k = add(out, k, 120, depth, s0p, b0p, 0)
+    k = add(out, k, 121, dsb, pp, b0p, 0)
+    for t in range(cfg.n_extra):
+        col = cfg.extra_cols[t]
+        k = add(out, k, 200 + 8 * t, attr(attrs, cfg, b0, col), 0, 0, 0)
+        k = add(out, k, 201 + 8 * t, attr(attrs, cfg, prev, col), 0, 0, 0)
+        k = add(out, k, 202 + 8 * t, attr(attrs, cfg, s0, col), 0, 0, 0)
+        k = add(out, k, 203 + 8 * t, attr(attrs, cfg, b1, col), 0, 0, 0)
+        k = add(out, k, 204 + 8 * t, attr(attrs, cfg, prev, col), attr(attrs, cfg, b0, col), 0, 0)
+    return k
+

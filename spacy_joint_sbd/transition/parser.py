@@ -1,0 +1,181 @@
+"""`TransitionParser`: the Python API the spaCy component calls (no spaCy imports here).
+
+    parser = TransitionParser(labels, attrs=("NORM", "TAG", "SHAPE", "PREFIX", "SUFFIX"))
+    docs = parser.encode(records)                        # or EngineDoc(...) built from Docs
+    stats = parser.train_epoch(docs, strategy="dlaso", beam_width=20)
+    parses = parser.parse(docs, beam_width=20)           # averaged weights by default
+    parses[0].heads, parses[0].labels, parses[0].sent_starts
+
+Modes: "joint" (SB predicted; bjorkelund2016) or "sentence" (boundaries given by each doc's
+sent_starts: the GOLD pipeline parser / re-parsing). Learners: "pa" (PA-I with aggressiveness C,
+the default, as in the paper §4) or "perceptron". Both average their weights; `parse` uses the
+averaged weights unless told otherwise.
+"""
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Union
+
+import numpy
+
+from ..learn.learners import make_learner
+from ..learn.weights import HashedWeights
+from .labels import LabelSet
+from .oracle import oracle_actions
+from .records import DEFAULT_ATTRS, EngineDoc, encode_records, to_engine_numbering
+from .search import STRATEGIES, Engine
+
+
+@dataclass
+class Parse:
+    heads: numpy.ndarray
+    """int32, absolute head index, -1 for sentence roots."""
+    labels: numpy.ndarray
+    """int32 label ids (`TransitionParser.labels.decode`)."""
+    sent_starts: numpy.ndarray
+    """bool; the first token is always True."""
+
+
+class TransitionParser:
+    def __init__(
+        self,
+        labels: Sequence[str],
+        attrs: Sequence[str] = DEFAULT_ATTRS,
+        word: str = "NORM",
+        tag: str = "TAG",
+        extra: Optional[Sequence[str]] = None,
+        n_rows: int = 1 << 17,
+        learner: str = "pa",
+        pa_c: float = 1.0,
+        sb_oracle: str = "early",
+        mode: str = "joint",
+    ):
+        if sb_oracle not in ("early", "late"):
+            raise ValueError(f"sb_oracle must be 'early' or 'late', got {sb_oracle!r}")
+        if mode not in ("joint", "sentence"):
+            raise ValueError(f"mode must be 'joint' or 'sentence', got {mode!r}")
+        self.labels = labels if isinstance(labels, LabelSet) else LabelSet(labels)
+        self.attrs = tuple(attrs)
+        if extra is None:
+            extra = [a for a in self.attrs if a not in (word, tag)]
+        self.cfg = {
+            "labels": self.labels.to_list(), "attrs": list(self.attrs), "word": word, "tag": tag,
+            "extra": list(extra), "n_rows": n_rows, "learner": learner, "pa_c": pa_c,
+            "sb_oracle": sb_oracle, "mode": mode,
+        }
+        col = {a: i for i, a in enumerate(self.attrs)}
+        for name in [word, tag, *extra]:
+            if name not in col:
+                raise ValueError(f"attribute {name!r} is not among attrs {self.attrs}")
+        self.engine = Engine(len(self.labels), len(self.attrs), col[word], col[tag],
+                             [col[a] for a in extra], n_rows)
+        self.learner = make_learner(learner, pa_c)
+        self.epoch_stats: List[Dict] = []
+        self._oracle_cache: Dict[int, numpy.ndarray] = {}
+
+    @classmethod
+    def from_records(cls, records: Iterable, **kwargs) -> "TransitionParser":
+        return cls(LabelSet.from_records(records), **kwargs)
+
+    @property
+    def weights(self) -> HashedWeights:
+        return self.engine.weights
+
+    @property
+    def n_classes(self) -> int:
+        return self.engine.n_classes
+
+    def encode(self, records) -> List[EngineDoc]:
+        """EngineDocs from `corpus.DocRecord`s, with this parser's attributes and labels."""
+        return encode_records(records, self.labels, self.attrs)
+
+    def _fixed(self, doc: EngineDoc):
+        if self.cfg["mode"] != "sentence":
+            return None
+        if doc.sent_starts is None:
+            raise ValueError("sentence mode needs sent_starts on every document")
+        return doc.sent_starts
+
+    def oracle(self, doc: EngineDoc) -> numpy.ndarray:
+        """The gold class sequence of a document (cached per EngineDoc object)."""
+        key = id(doc)
+        cached = self._oracle_cache.get(key)
+        if cached is not None and cached[0] is doc:
+            return cached[1]
+        heads, labels, starts = to_engine_numbering(doc)
+        fixed = starts if self.cfg["mode"] == "sentence" else None
+        actions = oracle_actions(heads, labels, starts, len(self.labels),
+                                 late=self.cfg["sb_oracle"] == "late", fixed_starts=fixed)
+        self._oracle_cache[key] = (doc, actions)
+        return actions
+
+    def train_epoch(self, docs: Sequence[EngineDoc], strategy: str = "dlaso",
+                    beam_width: int = 20, shuffle: Optional[int] = None) -> Dict:
+        """One pass over `docs` (in order, or shuffled with seed `shuffle`).
+
+        Returns and appends to `epoch_stats`: docs, n_gold (transitions), used_pct (mean over
+        documents of the % of the gold sequence the updates covered, Figure 3), violations
+        (updates), errors (greedy: misclassified states; beam: gold fell off the beam),
+        used_per_doc (the % for each document, in training order).
+        """
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; expected one of {STRATEGIES}")
+        order = list(range(len(docs)))
+        if shuffle is not None:
+            random.Random(shuffle).shuffle(order)
+        totals = {"docs": 0, "n_gold": 0, "violations": 0, "errors": 0}
+        used_pcts = []
+        for i in order:
+            doc = docs[i]
+            if not doc.has_gold or len(doc) == 0:
+                continue
+            stats = self.engine.train(doc.attrs, self.oracle(doc), strategy, beam_width,
+                                      self.learner, self._fixed(doc))
+            totals["docs"] += 1
+            totals["n_gold"] += stats["n_gold"]
+            totals["violations"] += stats["violations"]
+            totals["errors"] += stats["errors"]
+            used_pcts.append(100.0 * stats["used"] / max(stats["n_gold"], 1))
+        totals["used_pct"] = float(numpy.mean(used_pcts)) if used_pcts else 100.0
+        totals["used_per_doc"] = used_pcts
+        totals["strategy"] = strategy
+        self.epoch_stats.append(totals)
+        return totals
+
+    def parse(self, docs: Sequence[EngineDoc], beam_width: int = 20,
+              use_averages: bool = True) -> List[Parse]:
+        """Predict heads, labels and sentence starts of each document."""
+        def run():
+            return [Parse(*self.engine.parse(doc.attrs, beam_width, self._fixed(doc)))
+                    for doc in docs]
+        if use_averages:
+            with self.weights.use_averages():
+                return run()
+        return run()
+
+    def get_params(self) -> Dict[str, numpy.ndarray]:
+        return self.weights.get_params()
+
+    def set_params(self, params: Dict[str, numpy.ndarray]) -> None:
+        self.weights.set_params(params)
+
+    def to_disk(self, path: Union[str, Path], training_state: bool = False) -> None:
+        """Write cfg.json and weights.npz (the averaged table; with `training_state`, W, U and
+        the clock instead, so that training can resume)."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "cfg.json").write_text(json.dumps(self.cfg, indent=2))
+        if training_state:
+            numpy.savez(path / "weights.npz", **self.get_params())
+        else:
+            numpy.savez(path / "weights.npz", W=self.weights.averaged())
+
+    @classmethod
+    def from_disk(cls, path: Union[str, Path]) -> "TransitionParser":
+        path = Path(path)
+        cfg = json.loads((path / "cfg.json").read_text())
+        parser = cls(**cfg)
+        with numpy.load(path / "weights.npz") as params:
+            parser.set_params({k: params[k] for k in params.files})
+        return parser

@@ -1,0 +1,64 @@
+"""Second-order (sibling) Eisner against brute force over every projective tree (n <= 6/7)."""
+import random
+
+import numpy
+import pytest
+
+from brute_force import projective_trees, second_order_score
+from spacy_joint_sbd.graph.constraints import ALL_CONSTRAINTS, CONSTRAINTS, build_masks, satisfies
+from spacy_joint_sbd.graph.eisner import eisner
+from spacy_joint_sbd.graph.eisner2 import eisner2
+from spacy_joint_sbd.graph.fragments import fragments
+
+
+def random_case(rng: random.Random, n: int):
+    arc = numpy.array([[rng.gauss(0, 1) for _ in range(n + 1)] for _ in range(n + 1)])
+    sib = numpy.array([rng.gauss(0, 1) for _ in range((n + 1) ** 3)]).reshape(n + 1, n + 1, n + 1)
+    is_punct = [rng.random() < 0.3 for _ in range(n)]
+    return arc, sib, is_punct
+
+
+def test_zero_siblings_equals_first_order():
+    rng = random.Random(3)
+    for n in (1, 2, 5, 12, 30):
+        arc, _, _ = random_case(rng, n)
+        sib = numpy.zeros((n + 1,) * 3)
+        h1, s1 = eisner(arc)
+        h2, s2 = eisner2(arc, sib)
+        assert h1 == h2 and s1 == pytest.approx(s2)
+
+
+@pytest.mark.parametrize("n", range(1, 8))
+def test_equals_brute_force(n):
+    rng = random.Random(200 + n)
+    trees = projective_trees(n)
+    cases = 0
+    changed = {name: 0 for name in ALL_CONSTRAINTS}
+    while cases < (4 if n == 7 else 12):
+        arc, sib, is_punct = random_case(rng, n)
+        frags = fragments(is_punct)
+        if not frags and n > 3:
+            continue
+        cases += 1
+        scores = numpy.array([second_order_score(list(t), arc, sib) for t in trees])
+        for name in ALL_CONSTRAINTS:
+            ok = numpy.array([satisfies(list(t), frags, name) for t in trees], dtype=bool)
+            heads, score = eisner2(arc, sib, build_masks(n, frags, name))
+            if not ok.any():
+                assert heads is None, (name, frags)
+                continue
+            best = numpy.where(ok, scores, -numpy.inf).argmax()
+            assert heads is not None, (name, frags, list(trees[best]))
+            assert score == pytest.approx(scores[best]), (name, frags, heads, list(trees[best]))
+            assert heads == list(trees[best])
+            assert second_order_score(heads, arc, sib) == pytest.approx(score)
+            changed[name] += int(best != scores.argmax())
+    if n >= 5:
+        assert all(changed[name] > 0 for name in CONSTRAINTS if name != "strict"), changed
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="sib_scores"):
+        eisner2(numpy.zeros((3, 3)), numpy.zeros((4, 4, 4)))
+    with pytest.raises(ValueError, match="non-empty"):
+        eisner2(numpy.zeros((3, 3)), numpy.zeros((3, 3)))

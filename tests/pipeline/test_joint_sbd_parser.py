@@ -1,0 +1,148 @@
+"""The `joint_sbd_parser` component: annotations, serialization, robustness."""
+import pytest
+import spacy
+from spacy import displacy
+from spacy.tokens import Doc
+
+from spacy_joint_sbd.corpus.docs import doc_to_record
+from treebanks import EWT
+
+TEXT = ("so i went to the store and they had no milk left i asked the clerk about it "
+        "she said the truck comes on tuesdays which is annoying because i need it today")
+
+
+def heads_and_starts(doc):
+    return [t.head.i for t in doc], [t.dep_ for t in doc], [bool(t.is_sent_start) for t in doc]
+
+
+def assert_valid(doc):
+    """One root per predicted sentence, no head crossing a sentence boundary."""
+    for sent in doc.sents:
+        roots = [t for t in sent if t.head.i == t.i]
+        assert len(roots) == 1
+        assert all(sent.start <= t.head.i < sent.end for t in sent)
+
+
+def test_factory_found_through_entry_points():
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("joint_sbd_parser")
+    assert pipe.cfg["beam_width"] == 20 and pipe.cfg["update"] == "dlaso"
+    with pytest.raises(ValueError, match="not initialized"):
+        nlp("a b c")
+
+
+@pytest.mark.parametrize("bad", [{"update": "nope"}, {"sb_oracle": "middle"}, {"learner": "svm"},
+                                 {"beam_width": 0}, {"attrs": ["NOT_AN_ATTR"]}])
+def test_bad_config_is_a_clear_error(bad):
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError):
+        nlp.add_pipe("joint_sbd_parser", config=bad)
+
+
+def test_training_reduces_violations(ewt_dev_examples):
+    nlp, examples = ewt_dev_examples
+    nlp = spacy.blank("en")
+    nlp.add_pipe("joint_sbd_parser", config={"beam_width": 4})
+    nlp.initialize(lambda: examples[:8])
+    per_epoch = []
+    for _ in range(4):
+        losses = {}
+        nlp.update(examples[:8], losses=losses)
+        per_epoch.append(losses["joint_sbd_parser"])
+        assert 0 < losses["joint_sbd_parser_used_pct"] <= 100
+    assert per_epoch[-1] < per_epoch[0]
+
+
+def test_annotations_are_a_valid_segmentation(trained_nlp):
+    doc = trained_nlp(TEXT)
+    assert doc.has_annotation("DEP") and doc.has_annotation("SENT_START")
+    assert_valid(doc)
+    assert heads_and_starts(trained_nlp(TEXT)) == heads_and_starts(doc)  # deterministic
+    html = displacy.render(doc, style="dep", jupyter=False)
+    assert "<svg" in html
+
+
+def test_score_reports_our_metrics(trained_nlp, ewt_dev_examples):
+    _, examples = ewt_dev_examples
+    scores = trained_nlp.evaluate(examples[:6])
+    for key in ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las"):
+        assert 0.0 <= scores[key] <= 1.0
+    assert scores["dep_uas"] > 0.3  # learnt something on its own training documents
+
+
+def test_bytes_round_trip_identical(trained_nlp):
+    data = trained_nlp.to_bytes()
+    nlp2 = spacy.blank("en")
+    config = {k: v for k, v in trained_nlp.get_pipe_config("joint_sbd_parser").items() if k != "factory"}
+    nlp2.add_pipe("joint_sbd_parser", config=config)
+    nlp2.from_bytes(data)
+    assert heads_and_starts(nlp2(TEXT)) == heads_and_starts(trained_nlp(TEXT))
+    assert nlp2.get_pipe("joint_sbd_parser").labels == trained_nlp.get_pipe("joint_sbd_parser").labels
+
+
+def test_disk_round_trip_identical(trained_nlp, tmp_path):
+    trained_nlp.to_disk(tmp_path / "model")
+    nlp2 = spacy.load(tmp_path / "model")
+    docs = list(trained_nlp.pipe([TEXT, TEXT.upper(), "one"]))
+    docs2 = list(nlp2.pipe([TEXT, TEXT.upper(), "one"]))
+    assert [heads_and_starts(d) for d in docs] == [heads_and_starts(d) for d in docs2]
+
+
+def test_truncated_and_foreign_model_files(trained_nlp, tmp_path):
+    trained_nlp.to_disk(tmp_path / "model")
+    model_file = tmp_path / "model" / "joint_sbd_parser" / "model"
+    model_file.write_bytes(model_file.read_bytes()[:1000])
+    with pytest.raises(ValueError, match="truncated or foreign"):
+        spacy.load(tmp_path / "model")
+    model_file.write_bytes(b"this is not a model")
+    with pytest.raises(ValueError, match="truncated or foreign"):
+        spacy.load(tmp_path / "model")
+    pipe = spacy.blank("en").add_pipe("joint_sbd_parser")
+    with pytest.raises(ValueError, match="foreign or truncated"):
+        pipe.from_bytes(b"\x93\x01\x02\x03")
+
+
+def test_empty_and_one_token_docs(trained_nlp):
+    empty = trained_nlp.make_doc("")
+    assert len(trained_nlp(empty)) == 0
+    one = trained_nlp("hello")
+    assert one[0].head.i == 0 and one[0].is_sent_start
+    assert len(list(one.sents)) == 1
+
+
+def test_unseen_words_labels_and_attributes_never_crash(trained_nlp):
+    doc = Doc(trained_nlp.vocab, words=["qwxzzy", "ÆØÅ", "12345678", "@@@", "🙂"])
+    doc = trained_nlp(doc)
+    assert_valid(doc)
+
+
+def test_multiprocess_pipe_equals_single(trained_nlp):
+    texts = [TEXT, TEXT.replace("milk", "bread"), "short one", TEXT[:40]]
+    single = [heads_and_starts(d) for d in trained_nlp.pipe(texts)]
+    multi = [heads_and_starts(d) for d in trained_nlp.pipe(texts, n_process=2, batch_size=2)]
+    assert single == multi
+
+
+PUNCTUATED = "Hello there . I went to the store . It was closed ! Then I left .".split()
+
+
+def test_hundred_thousand_token_document(trained_nlp):
+    words = (PUNCTUATED * (100_000 // len(PUNCTUATED) + 1))[:100_000]
+    doc = trained_nlp(Doc(trained_nlp.vocab, words=words))
+    assert len(doc) == 100_000
+    rec = doc_to_record(doc)
+    assert rec.sent_starts[0] and sum(rec.sent_starts) > 1000  # boundaries all the way through
+    assert_valid(doc)
+
+
+def test_sentence_level_mode_keeps_given_boundaries(ewt_dev_examples):
+    nlp, examples = ewt_dev_examples
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("joint_sbd_parser", config={"beam_width": 2, "document_level": False})
+    nlp.initialize(lambda: examples[:6])
+    nlp.update(examples[:6])
+    text = "I saw it. Then I left! Did you?"
+    doc = nlp(text)
+    assert [s.text for s in doc.sents] == ["I saw it.", "Then I left!", "Did you?"]
+    assert_valid(doc)
