@@ -14,18 +14,20 @@ from ._util import split_list, user_errors
 def stats_cli(
     gold_path: Path = typer.Argument(..., help="gold .conllu"),
     genres: Optional[str] = typer.Option(None, "--genres", "-g"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="also write the table to this file"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="also write the tables to this file"),
+    ideographic_comma: bool = typer.Option(False, "--ideographic-comma", help="count 、 as split punctuation"),
 ) -> None:
-    """Sentences with internal punctuation, fragments, and how often gold trees satisfy each of the
-    five punctuation constraints (strict, loose, sprawl, tear, thread)."""
-    try:
-        from ..graph.stats import constraint_stats, format_stats
-    except ImportError as e:  # the graph stack is built separately
-        msg.fail(f"stats needs spacy_joint_sbd.graph.stats: {e}")
-        raise typer.Exit(1)
+    """Punctuation statistics of a gold treebank: sentences with internal punctuation, fragments,
+    and how often gold trees satisfy each of the five punctuation constraints (spitkovsky2011
+    §2.1); then Li et al.'s Table I (split-punctuation fragments, well-formed fragments, sub-roots)."""
+    from ..graph.split_fragments import format_table1, split_chars, table1_stats
+    from ..graph.stats import constraint_stats, format_stats
+
     with user_errors():
         records = read_conllu(gold_path, "plain", genres=split_list(genres))
-        text = format_stats(constraint_stats(records))
+        text = format_stats(constraint_stats(records), title=str(gold_path))
+        table1 = table1_stats(records, chars=split_chars(ideographic_comma=ideographic_comma))
+        text += "\n\nLi et al. Table I (split punctuation):\n" + format_table1({gold_path.stem: table1})
     print(text)
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
