@@ -1,0 +1,139 @@
+"""Update strategies compared per epoch (bjorkelund2016 Figures 3 and 4).
+
+Trains the transition engine on whole EWT training documents with `greedy`, `early`,
+`max_violation` and `dlaso` for the same number of epochs and records, after every epoch, the
+averaged model's dev sentence F1, UAS and LAS and the share of each gold transition sequence the
+updates used. Tags are PREDICTED on train and dev by a spaCy tagger (`--tagger`, e.g. the
+baseline's): never gold.
+
+    python -m spacy_joint_sbd.experiments.strategies --tagger training/ewt-plain/tagger_parser/model-best \
+        --train assets/ud/en_ewt/train.conllu --dev assets/ud/en_ewt/dev.conllu --out results/strategies
+"""
+import argparse
+import time
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+import srsly
+from tqdm import tqdm
+
+from ..corpus import DocRecord, read_conllu
+from ..scoring import score_records
+from ..transition import TransitionParser
+
+STRATEGY_ORDER = ("greedy", "early", "max_violation", "dlaso")
+
+
+def predict_tags(records: Sequence[DocRecord], tagger_path: str) -> List[DocRecord]:
+    """Copies of `records` whose XPOS are predicted by the tagger of a spaCy pipeline."""
+    import spacy
+    from spacy.tokens import Doc
+
+    nlp = spacy.load(tagger_path)
+    keep = [n for n in nlp.pipe_names if n in ("tok2vec", "tagger")]
+    out = []
+    with nlp.select_pipes(enable=keep):
+        docs = (Doc(nlp.vocab, words=r.words, spaces=r.spaces) for r in records)
+        for rec, doc in zip(records, nlp.pipe(docs, batch_size=16)):
+            tagged = DocRecord(**{**rec.__dict__})
+            tagged.xpos = [t.tag_ for t in doc]
+            out.append(tagged)
+    return out
+
+
+def predicted_records(parser: TransitionParser, docs, parses, golds: Sequence[DocRecord]) -> List[DocRecord]:
+    out = []
+    for gold, parse in zip(golds, parses):
+        rec = DocRecord(**{**gold.__dict__})
+        rec.heads = [int(h) for h in parse.heads]
+        rec.deps = [parser.labels.decode(int(lab)) for lab in parse.labels]
+        rec.sent_starts = [bool(s) for s in parse.sent_starts]
+        out.append(rec)
+    return out
+
+
+def run(train: Sequence[DocRecord], dev: Sequence[DocRecord], strategies: Sequence[str], epochs: int,
+        beam_width: int, learner: str = "pa", seed: int = 0) -> Dict[str, List[Dict]]:
+    curves: Dict[str, List[Dict]] = {}
+    for strategy in strategies:
+        parser = TransitionParser.from_records(train, learner=learner)
+        train_docs, dev_docs = parser.encode(train), parser.encode(dev)
+        curve = []
+        for epoch in tqdm(range(1, epochs + 1), desc=strategy, unit="epoch"):
+            start = time.perf_counter()
+            stats = parser.train_epoch(train_docs, strategy=strategy, beam_width=beam_width, shuffle=seed + epoch)
+            seconds = time.perf_counter() - start
+            parses = parser.parse(dev_docs, beam_width=beam_width)
+            scores = score_records(predicted_records(parser, dev_docs, parses, dev), dev).scores()
+            curve.append({"epoch": epoch, "train_seconds": seconds, "used_pct": stats["used_pct"],
+                          "violations": stats["violations"], **{k: scores[k] for k in
+                                                                ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las")}})
+        curves[strategy] = curve
+    return curves
+
+
+def plot(curves: Dict[str, List[Dict]], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    for name, curve in curves.items():
+        xs = [c["epoch"] for c in curve]
+        axes[0].plot(xs, [100 * c["sents_f"] for c in curve], marker="o", label=name)
+        axes[1].plot(xs, [100 * c["dep_las"] for c in curve], marker="o", label=name)
+        axes[2].plot(xs, [c["used_pct"] for c in curve], marker="o", label=name)
+    for ax, label in zip(axes, ("dev sentence F1", "dev LAS", "% of gold sequence used")):
+        ax.set_xlabel("epoch")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+    axes[0].legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def table(curves: Dict[str, List[Dict]]) -> str:
+    lines = ["| strategy | epoch | sents F1 | UAS | LAS | used % | s/epoch |", "|---|---|---|---|---|---|---|"]
+    for name, curve in curves.items():
+        best = max(curve, key=lambda c: c["sents_f"] + c["dep_las"])
+        last = curve[-1]
+        for tag, c in (("best", best), ("last", last)):
+            lines.append(f"| {name} ({tag}) | {c['epoch']} | {100 * c['sents_f']:.2f} | {100 * c['dep_uas']:.2f} | "
+                         f"{100 * c['dep_las']:.2f} | {c['used_pct']:.1f} | {c['train_seconds']:.1f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--train", type=Path, required=True)
+    ap.add_argument("--dev", type=Path, required=True)
+    ap.add_argument("--tagger", required=True, help="spaCy pipeline with tok2vec + tagger")
+    ap.add_argument("--variant", default="plain")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--beam", type=int, default=20)
+    ap.add_argument("--strategies", default=",".join(STRATEGY_ORDER))
+    ap.add_argument("--limit", type=int, default=0, help="use only the first N training / dev documents")
+    args = ap.parse_args()
+    train = read_conllu(args.train, args.variant)
+    dev = read_conllu(args.dev, args.variant)
+    if args.limit:
+        train, dev = train[:args.limit], dev[:args.limit]
+    train, dev = predict_tags(train, args.tagger), predict_tags(dev, args.tagger)
+    curves = run(train, dev, args.strategies.split(","), args.epochs, args.beam)
+    args.out.mkdir(parents=True, exist_ok=True)
+    name = f"ewt-{args.variant}-beam{args.beam}"
+    srsly.write_json(args.out / f"{name}.json", {"variant": args.variant, "beam": args.beam, "tags": "predicted",
+                                                 "tagger": args.tagger, "curves": curves})
+    title = f"EWT {args.variant}, beam {args.beam}, predicted tags (bjorkelund2016 Fig. 3-4)"
+    plot(curves, args.out / f"{name}.png", title)
+    text = (f"# Update strategies, {title}\n\nGenerated by spacy_joint_sbd.experiments.strategies from {name}.json; "
+            f"'best' = epoch with the best sentence F1 + LAS on dev.\n\n" + table(curves) + "\n")
+    (args.out / f"{name}.md").write_text(text, encoding="utf8")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
