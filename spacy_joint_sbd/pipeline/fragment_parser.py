@@ -9,17 +9,14 @@ sentence (INTER-parser); prediction and saving use the averaged weights.
 """
 from typing import Callable, Dict, Iterable, List, Optional
 
-import srsly
-from spacy import util
-from spacy.attrs import DEP, HEAD
 from spacy.language import Language
-from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 
 from ..graph.split_fragments import ASCII_SPLIT, FULLWIDTH_SPLIT, IDEOGRAPHIC_COMMA
 from ..graph.stages import TwoStageParser
+from ._graph_component import GraphComponent
 from .sprawl_decoder import make_graph_dep_scorer
 
 DEFAULT_SPLIT_PUNCT = ASCII_SPLIT + FULLWIDTH_SPLIT
@@ -53,7 +50,9 @@ def make_fragment_parser(nlp: Language, name: str, order: int, split_punct: str,
                           label_rows=label_rows, scorer=scorer)
 
 
-class FragmentParser(Pipe):
+class FragmentParser(GraphComponent):
+    model_class = TwoStageParser
+
     def __init__(self, vocab: Vocab, name: str = "fragment_parser", *, order: int = 2,
                  split_punct: str = DEFAULT_SPLIT_PUNCT, ideographic_comma: bool = False,
                  n_rows: int = 1 << 21, label_rows: int = 1 << 18,
@@ -88,29 +87,11 @@ class FragmentParser(Pipe):
         self._predictor = None
         return 1
 
-    def _model(self) -> TwoStageParser:
-        if self._predictor is None:
-            self._predictor = self.parser.averaged()
-        return self._predictor
-
-    @staticmethod
-    def _tags(doc: Doc) -> List[str]:
-        return [t.tag_ or t.pos_ for t in doc]
-
     @staticmethod
     def _sentences(doc: Doc):
         if doc.has_annotation("SENT_START") or doc.has_annotation("DEP"):
             return [(s.start, s.end) for s in doc.sents]
         return [(0, len(doc))] if len(doc) else []
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations([doc], self.predict([doc]))
-        return doc
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
-        for docs in util.minibatch(stream, size=batch_size):
-            self.set_annotations(docs, self.predict(docs))
-            yield from docs
 
     def predict(self, docs: Iterable[Doc]) -> List[List[tuple]]:
         """Per doc, per sentence: (start, heads, labels) with sentence-relative heads (-1 root)."""
@@ -126,18 +107,6 @@ class FragmentParser(Pipe):
                 parses.append((start, heads, labels))
             out.append(parses)
         return out
-
-    def set_annotations(self, docs: Iterable[Doc], parses) -> None:
-        for doc, doc_parses in zip(docs, parses):
-            if not len(doc):
-                continue
-            arr = doc.to_array([HEAD, DEP])
-            strings = doc.vocab.strings
-            for start, heads, labels in doc_parses:
-                for i, (h, lab) in enumerate(zip(heads, labels)):
-                    arr[start + i, 0] = ((h - i) if h >= 0 else 0) % (1 << 64)
-                    arr[start + i, 1] = strings.add("ROOT" if h < 0 else lab)
-            doc.from_array([HEAD, DEP], arr)
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *,
                    nlp: Optional[Language] = None, labels: Optional[List[str]] = None) -> None:
@@ -177,33 +146,6 @@ class FragmentParser(Pipe):
                 losses[self.name] += max(0, (e - s) - right)
         self._predictor = None
         return losses
-
-    # -- serialization ------------------------------------------------------------------------------
-
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return srsly.msgpack_dumps({"cfg": self.cfg, "model": self._model().to_bytes()})
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "FragmentParser":
-        msg = srsly.msgpack_loads(bytes_data)
-        self.cfg.update(msg["cfg"])
-        self.parser = TwoStageParser().from_bytes(msg["model"])
-        self._predictor = self.parser
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = util.ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "cfg", self.cfg)
-        with (path / "model").open("wb") as f:
-            f.write(self._model().to_bytes())
-
-    def from_disk(self, path, *, exclude=tuple()) -> "FragmentParser":
-        path = util.ensure_path(path)
-        self.cfg.update(srsly.read_json(path / "cfg"))
-        with (path / "model").open("rb") as f:
-            self.parser = TwoStageParser().from_bytes(f.read())
-        self._predictor = self.parser
-        return self
 
 
 __all__ = ["FragmentParser", "make_fragment_parser"]

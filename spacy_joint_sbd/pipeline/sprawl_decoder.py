@@ -9,11 +9,8 @@ trained by spaCy's loop one batch at a time, and prediction always uses the aver
 """
 from typing import Callable, Dict, Iterable, List, Optional
 
-import srsly
 from spacy import util
-from spacy.attrs import DEP, HEAD
 from spacy.language import Language
-from spacy.pipeline import Pipe
 from spacy.scorer import Scorer
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
@@ -21,6 +18,7 @@ from spacy.vocab import Vocab
 
 from ..graph.constraints import check_name
 from ..graph.parser import GraphParser
+from ._graph_component import GraphComponent
 
 
 def _dep_getter(token, attr):
@@ -65,7 +63,9 @@ def make_sprawl_decoder(nlp: Language, name: str, constraint: str, train_constra
                          order=order, n_rows=n_rows, label_rows=label_rows, scorer=scorer)
 
 
-class SprawlDecoder(Pipe):
+class SprawlDecoder(GraphComponent):
+    model_class = GraphParser
+
     def __init__(self, vocab: Vocab, name: str = "sprawl_decoder", *, constraint: str = "sprawl",
                  train_constraint: str = "none", order: int = 1, n_rows: int = 1 << 21,
                  label_rows: int = 1 << 18, scorer: Optional[Callable] = None):
@@ -90,29 +90,11 @@ class SprawlDecoder(Pipe):
         self._predictor = None
         return 1
 
-    def _model(self) -> GraphParser:
-        if self._predictor is None:
-            self._predictor = self.parser.averaged()
-        return self._predictor
-
-    @staticmethod
-    def _tags(doc: Doc) -> List[str]:
-        return [t.tag_ or t.pos_ for t in doc]
-
     @staticmethod
     def _sentences(doc: Doc):
         if doc.has_annotation("SENT_START"):
             return [(s.start, s.end) for s in doc.sents]
         return [(0, len(doc))] if len(doc) else []
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations([doc], self.predict([doc]))
-        return doc
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
-        for docs in util.minibatch(stream, size=batch_size):
-            self.set_annotations(docs, self.predict(docs))
-            yield from docs
 
     def predict(self, docs: Iterable[Doc]) -> List[List[tuple]]:
         """Per doc, per sentence: (start, heads, labels) with sentence-relative heads (-1 root)."""
@@ -129,18 +111,6 @@ class SprawlDecoder(Pipe):
                 parses.append((start, heads, labels))
             out.append(parses)
         return out
-
-    def set_annotations(self, docs: Iterable[Doc], parses) -> None:
-        for doc, doc_parses in zip(docs, parses):
-            if not len(doc):
-                continue
-            arr = doc.to_array([HEAD, DEP])
-            strings = doc.vocab.strings
-            for start, heads, labels in doc_parses:
-                for i, (h, lab) in enumerate(zip(heads, labels)):
-                    arr[start + i, 0] = ((h - i) if h >= 0 else 0) % (1 << 64)
-                    arr[start + i, 1] = strings.add("ROOT" if h < 0 else lab)
-            doc.from_array([HEAD, DEP], arr)
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[List[str]] = None) -> None:
@@ -183,33 +153,6 @@ class SprawlDecoder(Pipe):
                 losses[self.name] += (e - s) - n_right
         self._predictor = None
         return losses
-
-    # -- serialization ------------------------------------------------------------------------------
-
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return srsly.msgpack_dumps({"cfg": self.cfg, "model": self._model().to_bytes()})
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "SprawlDecoder":
-        msg = srsly.msgpack_loads(bytes_data)
-        self.cfg.update(msg["cfg"])
-        self.parser = GraphParser().from_bytes(msg["model"])
-        self._predictor = self.parser
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = util.ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "cfg", self.cfg)
-        with (path / "model").open("wb") as f:
-            f.write(self._model().to_bytes())
-
-    def from_disk(self, path, *, exclude=tuple()) -> "SprawlDecoder":
-        path = util.ensure_path(path)
-        self.cfg.update(srsly.read_json(path / "cfg"))
-        with (path / "model").open("rb") as f:
-            self.parser = GraphParser().from_bytes(f.read())
-        self._predictor = self.parser
-        return self
 
 
 __all__ = ["SprawlDecoder", "make_sprawl_decoder", "make_graph_dep_scorer"]

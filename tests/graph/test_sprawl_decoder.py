@@ -2,6 +2,7 @@
 and loads from a saved pipeline / bytes with identical output."""
 import pytest
 import spacy
+import srsly
 from spacy.tokens import Doc
 from spacy.training import Example
 
@@ -70,3 +71,67 @@ def test_bad_constraint():
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="unknown constraint"):
         nlp.add_pipe("sprawl_decoder", config={"constraint": "sprawled"})
+
+
+@pytest.fixture(scope="module")
+def saved(trained, tmp_path_factory):
+    """The trained component's folder and bytes."""
+    nlp, _ = trained
+    path = tmp_path_factory.mktemp("saved") / "sprawl_decoder"
+    nlp.get_pipe("sprawl_decoder").to_disk(path)
+    return path, nlp.get_pipe("sprawl_decoder").to_bytes()
+
+
+def copy_with_model(saved, dest, model_bytes):
+    dest.mkdir()
+    (dest / "cfg").write_bytes((saved / "cfg").read_bytes())
+    (dest / "model").write_bytes(model_bytes)
+    return dest
+
+
+@pytest.mark.parametrize("model", ["truncated", "garbage", "foreign", "empty"])
+def test_bad_model_file(saved, tmp_path, model):
+    path, _ = saved
+    good = (path / "model").read_bytes()
+    data = {"truncated": good[: len(good) // 2], "garbage": b"\x00not a model\xff" * 7,
+            "foreign": srsly.msgpack_dumps({"W": b"1234"}), "empty": b""}[model]
+    bad = copy_with_model(path, tmp_path / "bad", data)
+    pipe = spacy.blank("en").add_pipe("sprawl_decoder")
+    cfg = dict(pipe.cfg)
+    with pytest.raises(ValueError, match="truncated or foreign") as err:
+        pipe.from_disk(bad)
+    assert str(bad / "model") in str(err.value)
+    assert pipe.cfg == cfg  # nothing half-loaded
+    pipe.from_disk(path)  # still loads a good model afterwards
+
+
+@pytest.mark.parametrize("files", [(), ("cfg",), ("model",)])
+def test_folder_without_cfg_or_model(saved, tmp_path, files):
+    path, _ = saved
+    for name in files:
+        (tmp_path / name).write_bytes((path / name).read_bytes())
+    with pytest.raises(ValueError, match="truncated or foreign") as err:
+        spacy.blank("en").add_pipe("sprawl_decoder").from_disk(tmp_path)
+    assert str(tmp_path) in str(err.value)
+
+
+def test_bad_cfg_file(saved, tmp_path):
+    path, _ = saved
+    bad = copy_with_model(path, tmp_path / "bad", (path / "model").read_bytes())
+    (bad / "cfg").write_text('{"order": ')
+    with pytest.raises(ValueError, match="truncated or foreign") as err:
+        spacy.blank("en").add_pipe("sprawl_decoder").from_disk(bad)
+    assert str(bad / "cfg") in str(err.value)
+
+
+@pytest.mark.parametrize("data", ["truncated", "garbage", "foreign", "foreign_model", "empty"])
+def test_bad_bytes(saved, data):
+    _, good = saved
+    data = {"truncated": good[: len(good) // 2], "garbage": b"\x00not a model\xff" * 7,
+            "foreign": srsly.msgpack_dumps({"labels": ["nsubj"]}),
+            "foreign_model": srsly.msgpack_dumps({"cfg": {}, "model": srsly.msgpack_dumps([1, 2])}),
+            "empty": b""}[data]
+    pipe = spacy.blank("en").add_pipe("sprawl_decoder")
+    with pytest.raises(ValueError, match="truncated or foreign"):
+        pipe.from_bytes(data)
+    pipe.from_bytes(good)

@@ -1,0 +1,116 @@
+"""Shared by the graph-based components (`sprawl_decoder`, `fragment_parser`): applying a parse to
+the Doc and serialization (a ``cfg`` JSON file and the averaged model's bytes in ``model``).
+
+A subclass sets ``self.vocab``, ``self.name``, ``self.cfg``, ``self.parser`` and
+``self._predictor`` in ``__init__``, names its model class in ``model_class`` (its
+``to_bytes()`` / ``from_bytes(data)`` hold the whole model) and defines ``predict``.
+Bad saved data (a missing ``cfg`` / ``model``, truncated or foreign bytes) raises a
+``ValueError`` saying "truncated or foreign" and naming the file.
+"""
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Tuple, Union
+
+import srsly
+from spacy import util
+from spacy.attrs import DEP, HEAD
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc
+
+
+class GraphComponent(Pipe):
+    model_class: type  # GraphParser, TwoStageParser: no-argument constructor, to_bytes, from_bytes
+
+    def _model(self):
+        """The averaged model, used for prediction and saving (cached until the next update)."""
+        if self._predictor is None:
+            self._predictor = self.parser.averaged()
+        return self._predictor
+
+    @staticmethod
+    def _tags(doc: Doc) -> List[str]:
+        return [t.tag_ or t.pos_ for t in doc]
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations([doc], self.predict([doc]))
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128):
+        for docs in util.minibatch(stream, size=batch_size):
+            self.set_annotations(docs, self.predict(docs))
+            yield from docs
+
+    def set_annotations(self, docs: Iterable[Doc], parses) -> None:
+        """``parses``: per doc, per sentence (start, heads, labels), sentence-relative heads (-1 root)."""
+        for doc, doc_parses in zip(docs, parses):
+            if not len(doc):
+                continue
+            arr = doc.to_array([HEAD, DEP])
+            strings = doc.vocab.strings
+            for start, heads, labels in doc_parses:
+                for i, (h, lab) in enumerate(zip(heads, labels)):
+                    arr[start + i, 0] = ((h - i) if h >= 0 else 0) % (1 << 64)
+                    arr[start + i, 1] = strings.add("ROOT" if h < 0 else lab)
+            doc.from_array([HEAD, DEP], arr)
+
+    # -- serialization ------------------------------------------------------------------------------
+
+    def _error(self, where: str, what: str, why: Union[str, Exception]) -> ValueError:
+        if isinstance(why, Exception):
+            why = f"{type(why).__name__}: {why}"
+        return ValueError(f"[{self.name}] {where}: truncated or foreign {what}, "
+                          f"not a saved {type(self).__name__} ({why})")
+
+    def _load_model(self, data: Any, where: str, what: str):
+        if not isinstance(data, bytes):
+            raise self._error(where, what, f"expected bytes, got {type(data).__name__}")
+        try:
+            return self.model_class().from_bytes(data)
+        except Exception as e:  # noqa: BLE001 - msgpack / numpy raise many types on bad data
+            raise self._error(where, what, e) from e
+
+    def _apply(self, cfg: Dict, model) -> None:
+        self.cfg.update(cfg)
+        self.parser = model
+        self._predictor = model  # saved weights are already averaged
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        return srsly.msgpack_dumps({"cfg": self.cfg, "model": self._model().to_bytes()})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
+        try:
+            msg = srsly.msgpack_loads(bytes_data)
+        except Exception as e:  # noqa: BLE001
+            raise self._error("bytes", "data", e) from e
+        if not isinstance(msg, dict) or not isinstance(msg.get("cfg"), dict) or "model" not in msg:
+            raise self._error("bytes", "data", "no cfg/model")
+        self._apply(msg["cfg"], self._load_model(msg["model"], "bytes", "model data"))
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        path = util.ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg", self.cfg)
+        with (path / "model").open("wb") as f:
+            f.write(self._model().to_bytes())
+
+    def from_disk(self, path, *, exclude=tuple()):
+        path = util.ensure_path(path)
+        cfg_path, model_path = path / "cfg", path / "model"
+        if not cfg_path.is_file() or not model_path.is_file():
+            raise self._error(str(path), "folder", "cfg or model file missing")
+        cfg, data = self._read(cfg_path, model_path)
+        self._apply(cfg, self._load_model(data, str(model_path), "model file"))
+        return self
+
+    def _read(self, cfg_path: Path, model_path: Path) -> Tuple[Dict, bytes]:
+        try:
+            cfg = srsly.read_json(cfg_path)
+        except Exception as e:  # noqa: BLE001
+            raise self._error(str(cfg_path), "cfg file", e) from e
+        if not isinstance(cfg, dict):
+            raise self._error(str(cfg_path), "cfg file", "not a JSON object")
+        try:
+            with model_path.open("rb") as f:
+                return cfg, f.read()
+        except OSError as e:
+            raise self._error(str(model_path), "model file", e) from e
