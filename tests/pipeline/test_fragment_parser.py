@@ -2,13 +2,14 @@
 earlier in the pipeline, and loads from disk / bytes with identical output."""
 import pytest
 import spacy
-import srsly
 from spacy.tokens import Doc
 from spacy.training import Example
 
 import spacy_joint_sbd.pipeline.fragment_parser  # noqa: F401 (registers the factory)
 from spacy_joint_sbd.corpus.docs import record_to_doc
 from spacy_joint_sbd.graph.split_fragments import is_tree
+from bad_model_checks import (BYTES_KINDS, FOLDER_FILES, MODEL_KINDS, check_bad_bytes, check_bad_cfg,
+                              check_bad_model_file, check_folder_without)
 
 CFG = {"order": 2, "n_rows": 1 << 16, "label_rows": 1 << 14}
 
@@ -101,56 +102,20 @@ def saved(trained, tmp_path_factory):
     return path, nlp.get_pipe("fragment_parser").to_bytes()
 
 
-def copy_with_model(saved, dest, model_bytes):
-    dest.mkdir()
-    (dest / "cfg").write_bytes((saved / "cfg").read_bytes())
-    (dest / "model").write_bytes(model_bytes)
-    return dest
+@pytest.mark.parametrize("kind", MODEL_KINDS)
+def test_bad_model_file(saved, tmp_path, kind):
+    check_bad_model_file("fragment_parser", saved[0], tmp_path, kind)
 
 
-@pytest.mark.parametrize("model", ["truncated", "garbage", "foreign", "empty"])
-def test_bad_model_file(saved, tmp_path, model):
-    path, _ = saved
-    good = (path / "model").read_bytes()
-    data = {"truncated": good[: len(good) // 2], "garbage": b"\x00not a model\xff" * 7,
-            "foreign": srsly.msgpack_dumps({"W": b"1234"}), "empty": b""}[model]
-    bad = copy_with_model(path, tmp_path / "bad", data)
-    pipe = spacy.blank("en").add_pipe("fragment_parser")
-    cfg = dict(pipe.cfg)
-    with pytest.raises(ValueError, match="truncated or foreign") as err:
-        pipe.from_disk(bad)
-    assert str(bad / "model") in str(err.value)
-    assert pipe.cfg == cfg  # nothing half-loaded
-    pipe.from_disk(path)  # still loads a good model afterwards
-
-
-@pytest.mark.parametrize("files", [(), ("cfg",), ("model",)])
+@pytest.mark.parametrize("files", FOLDER_FILES)
 def test_folder_without_cfg_or_model(saved, tmp_path, files):
-    path, _ = saved
-    for name in files:
-        (tmp_path / name).write_bytes((path / name).read_bytes())
-    with pytest.raises(ValueError, match="truncated or foreign") as err:
-        spacy.blank("en").add_pipe("fragment_parser").from_disk(tmp_path)
-    assert str(tmp_path) in str(err.value)
+    check_folder_without("fragment_parser", saved[0], tmp_path, files)
 
 
 def test_bad_cfg_file(saved, tmp_path):
-    path, _ = saved
-    bad = copy_with_model(path, tmp_path / "bad", (path / "model").read_bytes())
-    (bad / "cfg").write_text('{"order": ')
-    with pytest.raises(ValueError, match="truncated or foreign") as err:
-        spacy.blank("en").add_pipe("fragment_parser").from_disk(bad)
-    assert str(bad / "cfg") in str(err.value)
+    check_bad_cfg("fragment_parser", saved[0], tmp_path)
 
 
-@pytest.mark.parametrize("data", ["truncated", "garbage", "foreign", "foreign_model", "empty"])
-def test_bad_bytes(saved, data):
-    _, good = saved
-    data = {"truncated": good[: len(good) // 2], "garbage": b"\x00not a model\xff" * 7,
-            "foreign": srsly.msgpack_dumps({"labels": ["nsubj"]}),
-            "foreign_model": srsly.msgpack_dumps({"cfg": {}, "model": srsly.msgpack_dumps([1, 2])}),
-            "empty": b""}[data]
-    pipe = spacy.blank("en").add_pipe("fragment_parser")
-    with pytest.raises(ValueError, match="truncated or foreign"):
-        pipe.from_bytes(data)
-    pipe.from_bytes(good)
+@pytest.mark.parametrize("kind", BYTES_KINDS)
+def test_bad_bytes(saved, kind):
+    check_bad_bytes("fragment_parser", saved[1], kind)

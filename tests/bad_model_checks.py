@@ -1,0 +1,57 @@
+"""Shared checks: a component given truncated or foreign model data fails with one clear error
+naming the path, loads nothing half-way, and still loads a good model afterwards."""
+import pytest
+import spacy
+import srsly
+
+MODEL_KINDS = ["truncated", "garbage", "foreign", "empty"]
+BYTES_KINDS = ["truncated", "garbage", "foreign", "foreign_model", "empty"]
+FOLDER_FILES = [(), ("cfg",), ("model",)]
+
+
+def copy_with_model(saved, dest, model_bytes):
+    dest.mkdir()
+    (dest / "cfg").write_bytes((saved / "cfg").read_bytes())
+    (dest / "model").write_bytes(model_bytes)
+    return dest
+
+
+def check_bad_model_file(factory, path, tmp_path, kind):
+    good = (path / "model").read_bytes()
+    data = {"truncated": good[: len(good) // 2], "garbage": b"\x00not a model\xff" * 7,
+            "foreign": srsly.msgpack_dumps({"W": b"1234"}), "empty": b""}[kind]
+    bad = copy_with_model(path, tmp_path / "bad", data)
+    pipe = spacy.blank("en").add_pipe(factory)
+    cfg = dict(pipe.cfg)
+    with pytest.raises(ValueError, match="truncated or foreign") as err:
+        pipe.from_disk(bad)
+    assert str(bad / "model") in str(err.value)
+    assert pipe.cfg == cfg  # nothing half-loaded
+    pipe.from_disk(path)  # still loads a good model afterwards
+
+
+def check_folder_without(factory, path, tmp_path, files):
+    for name in files:
+        (tmp_path / name).write_bytes((path / name).read_bytes())
+    with pytest.raises(ValueError, match="truncated or foreign") as err:
+        spacy.blank("en").add_pipe(factory).from_disk(tmp_path)
+    assert str(tmp_path) in str(err.value)
+
+
+def check_bad_cfg(factory, path, tmp_path):
+    bad = copy_with_model(path, tmp_path / "bad", (path / "model").read_bytes())
+    (bad / "cfg").write_text('{"order": ')
+    with pytest.raises(ValueError, match="truncated or foreign") as err:
+        spacy.blank("en").add_pipe(factory).from_disk(bad)
+    assert str(bad / "cfg") in str(err.value)
+
+
+def check_bad_bytes(factory, good, kind):
+    data = {"truncated": good[: len(good) // 2], "garbage": b"\x00not a model\xff" * 7,
+            "foreign": srsly.msgpack_dumps({"labels": ["nsubj"]}),
+            "foreign_model": srsly.msgpack_dumps({"cfg": {}, "model": srsly.msgpack_dumps([1, 2])}),
+            "empty": b""}[kind]
+    pipe = spacy.blank("en").add_pipe(factory)
+    with pytest.raises(ValueError, match="truncated or foreign"):
+        pipe.from_bytes(data)
+    pipe.from_bytes(good)
