@@ -3,7 +3,8 @@
 Trains the transition engine on whole EWT training documents with `greedy`, `early`,
 `max_violation` and `dlaso` for the same number of epochs and records, after every epoch, the
 averaged model's dev sentence F1, UAS and LAS and the share of each gold transition sequence the
-updates used. Tags are PREDICTED on train and dev by a spaCy tagger (`--tagger`, e.g. the
+updates used. `greedy` is decoded with beam 1 (a locally trained classifier's scores are not made for
+a beam); the other strategies with the training beam. Tags are PREDICTED on train and dev by a spaCy tagger (`--tagger`, e.g. the
 baseline's): never gold.
 
     python -m spacy_joint_sbd.experiments.strategies --tagger training/ewt-plain/tagger_parser/model-best \
@@ -63,7 +64,8 @@ def run(train: Sequence[DocRecord], dev: Sequence[DocRecord], strategies: Sequen
             start = time.perf_counter()
             stats = parser.train_epoch(train_docs, strategy=strategy, beam_width=beam_width, shuffle=seed + epoch)
             seconds = time.perf_counter() - start
-            parses = parser.parse(dev_docs, beam_width=beam_width)
+            # greedy is a locally trained classifier: it decodes greedily, as the paper's greedy baseline
+            parses = parser.parse(dev_docs, beam_width=1 if strategy == "greedy" else beam_width)
             scores = score_records(predicted_records(parser, dev_docs, parses, dev), dev).scores()
             curve.append({"epoch": epoch, "train_seconds": seconds, "used_pct": stats["used_pct"],
                           "violations": stats["violations"], **{k: scores[k] for k in
