@@ -3,7 +3,8 @@ the Doc and serialization (a ``cfg`` JSON file and the averaged model's bytes in
 
 A subclass sets ``self.vocab``, ``self.name``, ``self.cfg``, ``self.parser`` and
 ``self._predictor`` in ``__init__``, names its model class in ``model_class`` (its
-``to_bytes()`` / ``from_bytes(data)`` hold the whole model) and defines ``predict``.
+``to_bytes()`` / ``from_bytes(data)`` hold the whole model) and defines ``_sentences(doc)`` and
+``_parse_sentence(model, words, tags, pos)``.
 Bad saved data (a missing ``cfg`` / ``model``, truncated or foreign bytes) raises a
 ``ValueError`` saying "truncated or foreign" and naming the file.
 """
@@ -29,6 +30,21 @@ class GraphComponent(Pipe):
     @staticmethod
     def _tags(doc: Doc) -> List[str]:
         return [t.tag_ or t.pos_ for t in doc]
+
+    def predict(self, docs: Iterable[Doc]) -> List[List[tuple]]:
+        """Per doc, per sentence: (start, heads, labels) with sentence-relative heads (-1 root)."""
+        model = self._model()
+        out = []
+        for doc in docs:
+            tags = self._tags(doc)
+            pos = [t.pos_ for t in doc]
+            words = [t.text for t in doc]
+            parses = []
+            for start, end in self._sentences(doc):
+                heads, labels = self._parse_sentence(model, words[start:end], tags[start:end], pos[start:end])
+                parses.append((start, heads, labels))
+            out.append(parses)
+        return out
 
     def __call__(self, doc: Doc) -> Doc:
         self.set_annotations([doc], self.predict([doc]))

@@ -96,21 +96,8 @@ class SprawlDecoder(GraphComponent):
             return [(s.start, s.end) for s in doc.sents]
         return [(0, len(doc))] if len(doc) else []
 
-    def predict(self, docs: Iterable[Doc]) -> List[List[tuple]]:
-        """Per doc, per sentence: (start, heads, labels) with sentence-relative heads (-1 root)."""
-        model = self._model()
-        out = []
-        for doc in docs:
-            tags = self._tags(doc)
-            pos = [t.pos_ for t in doc]
-            words = [t.text for t in doc]
-            parses = []
-            for start, end in self._sentences(doc):
-                heads, labels = model.parse(words[start:end], tags[start:end], pos[start:end],
-                                            self.cfg["constraint"])
-                parses.append((start, heads, labels))
-            out.append(parses)
-        return out
+    def _parse_sentence(self, model, words, tags, pos):
+        return model.parse(words, tags, pos, self.cfg["constraint"])
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[List[str]] = None) -> None:
