@@ -19,7 +19,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
 from ..scoring import score_examples
-from ..transition import STRATEGIES, EngineDoc, Parse, TransitionParser
+from ..transition import STRATEGIES, EngineDoc, Parse, TransitionParser, n_classes_for
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -318,8 +318,4 @@ class JointSBDParser(TrainablePipe):
 
     def _set_nO(self) -> None:
         if self.cfg["labels"] and (not self.model.has_dim("nO") or self.model.get_dim("nO") is None):
-            # the class count of the engine: SHIFT, SWAP, SB + LEFTARC/RIGHTARC per label
-            self.model.set_dim("nO", TransitionParser(self.cfg["labels"], attrs=self.cfg["attrs"], n_rows=1,
-                                                      word=self.cfg["attrs"][0],
-                                                      tag=self.cfg["attrs"][min(1, len(self.cfg["attrs"]) - 1)],
-                                                      ).n_classes)
+            self.model.set_dim("nO", n_classes_for(len(self.cfg["labels"])))

@@ -8,9 +8,9 @@ from .labels import LabelSet
 from .oracle import OracleError, oracle_actions
 from .parser import Parse, TransitionParser
 from .records import DEFAULT_ATTRS, EngineDoc, encode_record, encode_records, record_attrs
-from .search import STRATEGIES, Engine
+from .search import STRATEGIES, Engine, n_classes_for
 
 __all__ = [
     "DEFAULT_ATTRS", "Engine", "EngineDoc", "LabelSet", "OracleError", "Parse", "STRATEGIES",
-    "TransitionParser", "encode_record", "encode_records", "oracle_actions", "record_attrs",
+    "TransitionParser", "encode_record", "encode_records", "n_classes_for", "oracle_actions", "record_attrs",
 ]

@@ -43,6 +43,11 @@ cdef struct CandC:
     int clas
 
 
+def n_classes_for(int n_labels) -> int:
+    """Transition classes for `n_labels` labels: SHIFT, SWAP, SB, then LEFTARC and RIGHTARC per label."""
+    return LEFT + 2 * n_labels
+
+
 cdef class Engine:
     """Scores, searches and learns ArcStandard+SWAP+SB derivations of whole documents.
 
@@ -71,7 +76,7 @@ cdef class Engine:
         if len(extra_cols) > 8 or any(not 0 <= c < n_attrs for c in extra_cols):
             raise ValueError(f"extra_cols must be ≤ 8 columns in [0, {n_attrs}): {extra_cols}")
         self.n_labels = n_labels
-        self.n_classes = LEFT + 2 * n_labels
+        self.n_classes = n_classes_for(n_labels)
         self.cfg.n_attrs = n_attrs
         self.cfg.word_col = word_col
         self.cfg.tag_col = tag_col
