@@ -124,8 +124,6 @@ def score_docs(pred_docs, gold_docs) -> Dict[str, Optional[float]]:
 
     preds = [doc_to_record(d) for d in pred_docs]
     golds = [doc_to_record(d) for d in gold_docs]
-    for g, d in zip(golds, gold_docs):
-        g.upos = [t.pos_ for t in d]
     has_parse = all(d.has_annotation("DEP") for d in pred_docs if len(d))
     return score_records(preds, golds, has_parse).scores()
 
@@ -161,7 +159,5 @@ def score_examples(examples, **kwargs) -> Dict[str, Optional[float]]:
         return score_docs([eg.predicted for eg in examples], [eg.reference for eg in examples])
     preds = [_projected_record(eg) for eg in examples]
     golds = [doc_to_record(eg.reference) for eg in examples]
-    for g, eg in zip(golds, examples):
-        g.upos = [t.pos_ for t in eg.reference]
     has_parse = all(eg.predicted.has_annotation("DEP") for eg in examples if len(eg.predicted))
     return score_records(preds, golds, has_parse, check_tokens=False).scores()

@@ -1,5 +1,5 @@
 """`DocRecord` ⇄ `spacy.tokens.Doc`: gold documents for training, and predictions back to records."""
-from typing import Iterable, List, Optional
+from typing import Optional
 
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
@@ -56,6 +56,3 @@ def doc_to_record(doc: Doc, doc_id: Optional[str] = None) -> DocRecord:
         sent_starts=starts,
     )
 
-
-def records_to_docs(vocab: Vocab, records: Iterable[DocRecord]) -> List[Doc]:
-    return [record_to_doc(vocab, r) for r in records]

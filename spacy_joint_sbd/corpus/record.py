@@ -4,7 +4,7 @@ The transition and graph stacks consume records (they know nothing about spaCy);
 readers produce them from CoNLL-U, and `corpus.docs` converts them to and from `spacy.tokens.Doc`.
 """
 from dataclasses import dataclass, field
-from typing import Iterator, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 ROOT = -1
 """Head value of a sentence root: heads are absolute token indices within the document."""
@@ -38,6 +38,3 @@ class DocRecord:
         starts = [i for i, s in enumerate(self.sent_starts) if s or i == 0]
         ends = starts[1:] + [len(self.words)]
         return list(zip(starts, ends))
-
-    def iter_sentences(self) -> Iterator[Tuple[int, int]]:
-        yield from self.sentences()
