@@ -173,6 +173,22 @@ class JointSBDParser(TrainablePipe):
         self._bind()
         self._trained = False
 
+    def use_parser(self, parser: TransitionParser) -> None:
+        """Adopt a `TransitionParser` trained outside spaCy (e.g. by the replication scripts): its
+        labels, attributes, mode and averaged weights. Its table must have the model's `n_rows`."""
+        if parser.cfg["n_rows"] != self.model.attrs["n_rows"]:
+            raise ValueError(f"[{self.name}] the parser has {parser.cfg['n_rows']} hash rows, the model "
+                             f"{self.model.attrs['n_rows']}")
+        self.cfg.update(labels=list(parser.cfg["labels"]), attrs=list(parser.cfg["attrs"]),
+                        learner=parser.cfg["learner"], pa_c=parser.cfg["pa_c"], sb_oracle=parser.cfg["sb_oracle"],
+                        document_level=parser.cfg["mode"] == "joint")
+        self._parser = self._build_parser()
+        if self._parser.cfg != parser.cfg:
+            raise ValueError(f"[{self.name}] cannot reproduce the parser's configuration {parser.cfg}")
+        self._parser.set_params({"W": parser.weights.averaged()})
+        self._bind()
+        self._trained = False
+
     # --------------------------------------------------------------------- docs ⇄ engine
     def _attr_ids(self) -> List[int]:
         return [IDS[a] for a in self.cfg["attrs"]]
