@@ -13,25 +13,18 @@ whose JSON already exists with the same configuration, so an interrupted workflo
 stopped. `--jobs 2` runs independent trainings in parallel processes (one per core).
 """
 import argparse
-import multiprocessing
 import sys
 from pathlib import Path
-from typing import Callable, Dict, List, Tuple
+from typing import Dict
 
 import srsly
 
+from .jobs import curve_job, run_jobs, train_job, write_json
 from .settings import SETTINGS
 
 
 def _tagged_path(corpus: Path, setting: str) -> Path:
     return corpus / "tagged" / f"{setting}.msgpack"
-
-
-def _write_json(path: Path, data: Dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".partial")
-    srsly.write_json(tmp, data)
-    tmp.replace(path)
 
 
 def _done(path: Path, key: str) -> bool:
@@ -41,42 +34,6 @@ def _done(path: Path, key: str) -> bool:
         return srsly.read_json(path).get("config_key") == key
     except ValueError:
         return False
-
-
-def _run_jobs(jobs: List[Tuple[Callable, tuple]], n_jobs: int) -> None:
-    if n_jobs <= 1 or len(jobs) <= 1:
-        for fn, args in jobs:
-            fn(*args)
-        return
-    ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(min(n_jobs, len(jobs)), maxtasksperchild=1) as pool:
-        results = [pool.apply_async(fn, args) for fn, args in jobs]
-        for r in results:
-            r.get()  # re-raise a worker's error here
-
-
-def _train_job(tagged_path: str, setting: str, system: str, epochs: int, beam: int, model_dir: str,
-               out: str, key: str, position: int) -> None:
-    from .data import load_tagged
-    from .systems import train_system
-
-    tagged = load_tagged(Path(tagged_path))
-    result = train_system(tagged, setting, system, epochs, beam, Path(model_dir), position=position)
-    result["config_key"] = key
-    _write_json(Path(out), result)
-    tune = result["tune"]
-    print(f"{setting} {system}: best epoch {result['best_epoch']} (tune F1 {100 * tune['sents_f']:.2f}"
-          f", LAS {100 * (tune['dep_las'] or 0):.2f}); {result['train_cpu_seconds']:.0f} CPU s", flush=True)
-
-
-def _curve_job(tagged_path: str, mode: str, strategy: str, beam: int, epochs: int, out: str, key: str,
-               label: str, position: int) -> None:
-    from .curves import curve_run
-    from .data import load_tagged
-
-    result = curve_run(load_tagged(Path(tagged_path)), mode, strategy, beam, epochs, label=label, position=position)
-    result["config_key"] = key
-    _write_json(Path(out), result)
 
 
 def main(argv=None) -> None:
@@ -144,9 +101,9 @@ def main(argv=None) -> None:
             if _done(out, key):
                 print(f"{out}: done, skipped")
                 continue
-            jobs.append((_train_job, (str(tagged), args.setting, system, args.epochs, args.beam,
+            jobs.append((train_job, (str(tagged), args.setting, system, args.epochs, args.beam,
                                       str(args.models / args.setting / system), str(out), key, pos)))
-        _run_jobs(jobs, args.jobs)
+        run_jobs(jobs, args.jobs)
     elif args.step == "curves":
         from .systems import config_key
 
@@ -160,16 +117,16 @@ def main(argv=None) -> None:
             if _done(out, key):
                 print(f"{out}: done, skipped")
                 continue
-            jobs.append((_curve_job, (str(tagged), mode, strategy, int(beam), args.epochs, str(out), key,
+            jobs.append((curve_job, (str(tagged), mode, strategy, int(beam), args.epochs, str(out), key,
                                       f"{args.name} {run}", pos)))
         # the longest runs first, so that two workers finish together
         jobs.sort(key=lambda j: -j[1][3] * (1 if j[1][2] == "greedy" else 2))
-        _run_jobs(jobs, args.jobs)
+        run_jobs(jobs, args.jobs)
     elif args.step == "pipelines":
         from .pipelines import run_pipelines
 
         out = args.metrics / args.setting / "pipelines.json"
-        _write_json(out, run_pipelines(args.setting, _tagged_path(args.corpus, args.setting),
+        write_json(out, run_pipelines(args.setting, _tagged_path(args.corpus, args.setting),
                                        args.metrics / args.setting, args.models / args.setting, args.beam))
     elif args.step == "export":
         from .export import export_pipeline
