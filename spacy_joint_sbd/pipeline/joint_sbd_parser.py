@@ -20,6 +20,7 @@ from thinc.api import Config, Model
 
 from ..scoring import score_examples
 from ..transition import STRATEGIES, EngineDoc, Parse, TransitionParser, n_classes_for
+from ..transition.records import record_attrs
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -29,6 +30,13 @@ n_rows = 131072
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 DEFAULT_ATTRS = ["NORM", "TAG", "SHAPE", "PREFIX", "SUFFIX"]
 LEARNERS = ("pa", "perceptron")
+
+
+class _TokenStrings:
+    """What `record_attrs` reads of a document (feature_encoding = "plain")."""
+
+    def __init__(self, words: List[str], xpos: List[str], upos: List[str]) -> None:
+        self.words, self.xpos, self.upos = words, xpos, upos
 
 
 @Language.factory(
@@ -43,6 +51,7 @@ LEARNERS = ("pa", "perceptron")
         "pa_c": 1.0,
         "attrs": DEFAULT_ATTRS,
         "document_level": True,
+        "feature_encoding": "spacy",
         "scorer": {"@scorers": "spacy_joint_sbd.joint_scorer.v1"},
     },
     default_score_weights={"sents_f": 0.5, "dep_las": 0.5, "dep_uas": 0.0, "sents_p": None, "sents_r": None},
@@ -58,6 +67,7 @@ def make_joint_sbd_parser(
     pa_c: float,
     attrs: List[str],
     document_level: bool,
+    feature_encoding: str,
     scorer: Optional[Callable],
 ) -> "JointSBDParser":
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
@@ -69,9 +79,13 @@ def make_joint_sbd_parser(
     attrs: token attributes that feed the features (spaCy attribute names, e.g. NORM, TAG, SHAPE).
     document_level: True predicts boundaries and trees for the whole Doc; False keeps the Doc's
         existing sentence boundaries and parses within them (the paper's GOLD / REPARSED parser).
+    feature_encoding: how attribute strings become feature ids: `spacy` (the Doc's own attribute
+        hashes, as `spacy train` uses) or `plain` (the engine's `record_attrs` over each token's text
+        and tag: what models trained outside spaCy on `DocRecord`s, e.g. the replication's, expect).
     """
     return JointSBDParser(nlp.vocab, model, name, beam_width=beam_width, update=update, sb_oracle=sb_oracle,
-                          learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level, scorer=scorer)
+                          learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level,
+                          feature_encoding=feature_encoding, scorer=scorer)
 
 
 @util.registry.scorers("spacy_joint_sbd.joint_scorer.v1")
@@ -94,6 +108,7 @@ class JointSBDParser(TrainablePipe):
         pa_c: float = 1.0,
         attrs: Sequence[str] = tuple(DEFAULT_ATTRS),
         document_level: bool = True,
+        feature_encoding: str = "spacy",
         scorer: Optional[Callable] = score_examples,
     ) -> None:
         if update not in STRATEGIES:
@@ -102,6 +117,8 @@ class JointSBDParser(TrainablePipe):
             raise ValueError(f"[{name}] sb_oracle must be 'early' or 'late', got {sb_oracle!r}")
         if learner not in LEARNERS:
             raise ValueError(f"[{name}] learner must be one of {', '.join(LEARNERS)}, got {learner!r}")
+        if feature_encoding not in ("spacy", "plain"):
+            raise ValueError(f"[{name}] feature_encoding must be 'spacy' or 'plain', got {feature_encoding!r}")
         if beam_width < 1:
             raise ValueError(f"[{name}] beam_width must be >= 1, got {beam_width}")
         unknown = [a for a in attrs if a.upper() not in IDS]
@@ -114,7 +131,7 @@ class JointSBDParser(TrainablePipe):
         self.cfg: Dict = {
             "labels": [], "beam_width": beam_width, "update": update, "sb_oracle": sb_oracle,
             "learner": learner, "pa_c": pa_c, "attrs": [a.upper() for a in attrs],
-            "document_level": document_level,
+            "document_level": document_level, "feature_encoding": feature_encoding,
         }
         self._parser: Optional[TransitionParser] = None
         self._trained = False  # updates since the last load: predict with averaged weights
@@ -194,8 +211,12 @@ class JointSBDParser(TrainablePipe):
         return [IDS[a] for a in self.cfg["attrs"]]
 
     def _engine_doc(self, doc: Doc) -> EngineDoc:
-        ids = self._attr_ids()
-        attrs = numpy.ascontiguousarray(doc.to_array(ids).reshape((len(doc), len(ids))), dtype=numpy.uint64)
+        if self.cfg.get("feature_encoding", "spacy") == "plain":
+            tokens = _TokenStrings([t.text for t in doc], [t.tag_ for t in doc], [t.pos_ for t in doc])
+            attrs = record_attrs(tokens, self.cfg["attrs"])
+        else:
+            ids = self._attr_ids()
+            attrs = numpy.ascontiguousarray(doc.to_array(ids).reshape((len(doc), len(ids))), dtype=numpy.uint64)
         starts = None
         if not self.cfg["document_level"]:
             starts = numpy.asarray([i == 0 or t.is_sent_start is True for i, t in enumerate(doc)], dtype=bool)

@@ -15,7 +15,7 @@ stopped. `--jobs 2` runs independent trainings in parallel processes (one per co
 import argparse
 import sys
 from pathlib import Path
-from typing import Dict
+
 
 import srsly
 

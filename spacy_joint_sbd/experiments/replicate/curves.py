@@ -23,12 +23,16 @@ def curve_run(tagged: Dict, mode: str, strategy: str, beam_width: int, epochs: i
     train_docs = parser.encode(sentence_records(train) if mode == "sentence" else train)
     decode_beam = 1 if strategy == "greedy" else beam_width
     points: List[Dict] = []
-    for epoch in tqdm(range(1, epochs + 1), desc=label or f"{mode} {strategy} b{beam_width}", unit="epoch",
-                      position=position, disable=None):
+    label = label or f"{mode} {strategy} b{beam_width}"
+    bar = tqdm(range(1, epochs + 1), desc=label, unit="epoch", position=position, disable=None)
+    for epoch in bar:
         start = time.process_time()
         stats = parser.train_epoch(train_docs, strategy=strategy, beam_width=beam_width, shuffle=seed + epoch)
         seconds = time.process_time() - start
         scores = evaluate(parser, tune, tune, decode_beam)[0].scores()
         points.append({"epoch": epoch, "train_cpu_seconds": seconds, "used_pct": stats["used_pct"],
                        **{k: scores[k] for k in ("sents_f", "dep_uas", "dep_las")}})
+        if bar.disable:  # not a terminal (a log file): one line per epoch instead of a bar
+            print(f"{label} epoch {epoch}/{epochs}: tune F1 {100 * scores['sents_f']:.2f} LAS "
+                  f"{100 * (scores['dep_las'] or 0):.2f}, used {stats['used_pct']:.1f}%, {seconds:.0f} CPU s", flush=True)
     return {"mode": mode, "strategy": strategy, "beam": beam_width, "epochs": epochs, "curve": points}

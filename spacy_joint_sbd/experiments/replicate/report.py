@@ -152,7 +152,10 @@ def direction_table(data: Dict) -> List[str]:
             ours = 100 * (ma[key] - mb[key])
             pa, pb = paper[a].get(SETTINGS[s].paper), paper[b].get(SETTINGS[s].paper)
             theirs = None if pa is None or pb is None else pa - pb
-            same = "–" if theirs is None else ("yes" if (ours > 0) == (theirs > 0) or (ours == theirs == 0) else "**no**")
+            if theirs is None or abs(theirs) < 0.005:
+                same = "– (no difference in the paper)" if theirs is not None else "–"
+            else:
+                same = "yes" if (ours > 0) == (theirs > 0) else "**no**"
             lines.append(f"| {title} | {_col_title(s, sp)} | {ours:+.2f} | "
                          f"{'–' if theirs is None else f'{theirs:+.2f}'} | {same} |")
     return lines

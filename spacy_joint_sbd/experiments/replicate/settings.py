@@ -8,7 +8,9 @@
 |           |             | docs, star          | train doc, star   | spoken documents            |
 
 GUM has no public test set here, so GUM dev is its test set, and the iterations (and spaCy's
-model-best) are tuned on documents held out of GUM train: never on the documents we report.
+model-best) are tuned on documents held out of GUM train: never on the documents we report. The GUM
+train file also contains four dev documents (GUM_court_loan, GUM_essay_evolved, GUM_letter_arendt,
+GUM_podcast_wrestling); they are dropped from training.
 `prepare` writes every split as a plain DocBin (one Doc per document); the variant is applied when
 the split is read, as the spaCy readers do.
 """
@@ -62,8 +64,16 @@ def corpus_splits(data_dir: Path, corpus: str, limit_train: int = 0,
             "test": read_conllu(data_dir / "en_ewt" / "test.conllu"),
         }
     elif corpus == "en_gum":
-        train, tune = _split(read_conllu(data_dir / "en_gum" / "train.conllu"), TUNE_EVERY)
         dev = read_conllu(data_dir / "en_gum" / "dev.conllu")
+        train_all = read_conllu(data_dir / "en_gum" / "train.conllu")
+        dev_ids = {r.doc_id for r in dev}
+        leaked = [r.doc_id for r in train_all if r.doc_id in dev_ids]
+        if leaked:
+            # The GUM train file holds some dev documents as well; they must not train a model that
+            # is scored on GUM dev.
+            print(f"{data_dir / 'en_gum' / 'train.conllu'}: {len(leaked)} documents are also in dev.conllu "
+                  f"and are left out of training: {', '.join(leaked)}")
+        train, tune = _split([r for r in train_all if r.doc_id not in dev_ids], TUNE_EVERY)
         spoken = read_conllu(data_dir / "en_gum" / "dev.conllu", genres=["spoken"])
         splits = {"train": train, "tune": tune, "dev": dev, "dev-spoken": spoken}
     else:

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import numpy
-import srsly
 from tqdm import tqdm
 
 from ...corpus import DocRecord, apply_variant
@@ -128,6 +127,9 @@ def train_system(tagged: Dict, setting: str, system: str, epochs: int, beam_widt
             best = point
             best_W = parser.weights.averaged().copy()
         bar.set_postfix(F1=f"{100 * scores['sents_f']:.1f}", LAS=f"{100 * (scores['dep_las'] or 0):.1f}")
+        if bar.disable:  # not a terminal (a log file): one line per epoch instead of a bar
+            print(f"{setting} {system} epoch {epoch}/{epochs}: tune F1 {100 * scores['sents_f']:.2f} "
+                  f"LAS {100 * (scores['dep_las'] or 0):.2f}, {seconds:.0f} CPU s", flush=True)
     assert best is not None and best_W is not None
     parser.set_params({"W": best_W})
     if model_dir is not None:
