@@ -21,36 +21,10 @@ from tqdm import tqdm
 from ..corpus import DocRecord, read_conllu
 from ..scoring import score_records
 from ..transition import TransitionParser
+from .replicate.data import predict_tags
+from .replicate.systems import with_parse
 
 STRATEGY_ORDER = ("greedy", "early", "max_violation", "dlaso")
-
-
-def predict_tags(records: Sequence[DocRecord], tagger_path: str) -> List[DocRecord]:
-    """Copies of `records` whose XPOS are predicted by the tagger of a spaCy pipeline."""
-    import spacy
-    from spacy.tokens import Doc
-
-    nlp = spacy.load(tagger_path)
-    keep = [n for n in nlp.pipe_names if n in ("tok2vec", "tagger")]
-    out = []
-    with nlp.select_pipes(enable=keep):
-        docs = (Doc(nlp.vocab, words=r.words, spaces=r.spaces) for r in records)
-        for rec, doc in zip(records, nlp.pipe(docs, batch_size=16)):
-            tagged = DocRecord(**{**rec.__dict__})
-            tagged.xpos = [t.tag_ for t in doc]
-            out.append(tagged)
-    return out
-
-
-def predicted_records(parser: TransitionParser, docs, parses, golds: Sequence[DocRecord]) -> List[DocRecord]:
-    out = []
-    for gold, parse in zip(golds, parses):
-        rec = DocRecord(**{**gold.__dict__})
-        rec.heads = [int(h) for h in parse.heads]
-        rec.deps = [parser.labels.decode(int(lab)) for lab in parse.labels]
-        rec.sent_starts = [bool(s) for s in parse.sent_starts]
-        out.append(rec)
-    return out
 
 
 def run(train: Sequence[DocRecord], dev: Sequence[DocRecord], strategies: Sequence[str], epochs: int,
@@ -66,7 +40,7 @@ def run(train: Sequence[DocRecord], dev: Sequence[DocRecord], strategies: Sequen
             seconds = time.perf_counter() - start
             # greedy is a locally trained classifier: it decodes greedily, as the paper's greedy baseline
             parses = parser.parse(dev_docs, beam_width=1 if strategy == "greedy" else beam_width)
-            scores = score_records(predicted_records(parser, dev_docs, parses, dev), dev).scores()
+            scores = score_records(with_parse(parser, dev, parses), dev).scores()
             curve.append({"epoch": epoch, "train_seconds": seconds, "used_pct": stats["used_pct"],
                           "violations": stats["violations"], **{k: scores[k] for k in
                                                                 ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las")}})

@@ -76,6 +76,7 @@ def main(argv=None) -> None:
     r.add_argument("--out", type=Path, default=Path("results/RESULTS.md"))
     r.add_argument("--plots", type=Path, default=None, help="folder of the PNGs (default: beside --out)")
     r.add_argument("--title", default="")
+    r.add_argument("--readme", type=Path, default=None, help="also fill Tables 3-4 into this README's results block")
     args = ap.parse_args(argv)
 
     if args.step == "prepare":
@@ -135,7 +136,7 @@ def main(argv=None) -> None:
     elif args.step == "report":
         from .report import write_report
 
-        write_report(args.metrics, args.out, args.plots or args.out.parent, title=args.title)
+        write_report(args.metrics, args.out, args.plots or args.out.parent, title=args.title, readme=args.readme)
 
 
 if __name__ == "__main__":

@@ -289,7 +289,22 @@ def _machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
-def write_report(metrics: Path, out: Path, plots: Path, title: str = "") -> None:
+README_MARKS = ("<!-- replicate-results -->", "<!-- /replicate-results -->")
+
+
+def update_readme(readme: Path, data: Dict, report: Path) -> None:
+    """Replace the text between README_MARKS in `readme` with Tables 3 and 4 (no hand-typed numbers)."""
+    text = readme.read_text(encoding="utf8")
+    start, end = README_MARKS
+    if start not in text or end not in text:
+        raise ValueError(f"{readme}: no {start} ... {end} block to fill")
+    block = "\n".join([start, "", f"Sentence F1 on test (Table 3; from `{report}`):", "", *result_table(data, 3), "",
+                       "LAS on test for different sentence boundaries (Table 4):", "", *result_table(data, 4), "", end])
+    head, rest = text.split(start, 1)
+    readme.write_text(head + block + rest.split(end, 1)[1], encoding="utf8")
+
+
+def write_report(metrics: Path, out: Path, plots: Path, title: str = "", readme: Optional[Path] = None) -> None:
     data = load_all(metrics)
     if not data:
         raise ValueError(f"{metrics}: no replication metrics found; run the replicate workflow first")
@@ -356,4 +371,6 @@ def write_report(metrics: Path, out: Path, plots: Path, title: str = "") -> None
     tmp = out.with_name(out.name + ".partial")
     tmp.write_text("\n".join(text), encoding="utf8")
     tmp.replace(out)
+    if readme is not None:
+        update_readme(readme, data, out)
     print("\n".join(text))
