@@ -114,9 +114,13 @@ def tag(setting: str, corpus_dir: Path, tagger: str, senter: str, out: Path, met
     data: Dict = {"setting": setting, "tagger": tagger, "senter": senter, "records": {}, "starts": {}}
     peer_metrics: Dict[str, Dict] = {"senter": {"setting": setting, "system": "senter", "pipeline": senter},
                                      "sentencizer": {"setting": setting, "system": "sentencizer"}}
+    tag_acc: Dict[str, float] = {}
     for split in splits:
         gold = load_split(corpus_dir, setting, split)
-        data["records"][split] = [asdict(r) for r in predict_tags(gold, tagger, desc=f"{setting} {split}: tags")]
+        tagged = predict_tags(gold, tagger, desc=f"{setting} {split}: tags")
+        pairs = [(p, g) for pr, gr in zip(tagged, gold) for p, g in zip(pr.xpos, gr.xpos)]
+        tag_acc[split] = sum(p == g for p, g in pairs) / max(len(pairs), 1)
+        data["records"][split] = [asdict(r) for r in tagged]
         if split == "train":
             continue
         for name, pipeline in (("senter", senter), ("sentencizer", None)):
@@ -126,6 +130,9 @@ def tag(setting: str, corpus_dir: Path, tagger: str, senter: str, out: Path, met
     out.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_msgpack(out, data)
     metrics_dir.mkdir(parents=True, exist_ok=True)
+    # the tagger saw the training split: its tags there are better than at test time
+    srsly.write_json(metrics_dir / "tags.json", {"setting": setting, "tagger": tagger, "tag_acc": tag_acc})
+    print(f"{setting} tag accuracy: " + ", ".join(f"{k} {100 * v:.2f}" for k, v in tag_acc.items()))
     for name, m in peer_metrics.items():
         srsly.write_json(metrics_dir / f"{name}.json", m)
         print(f"{setting} {name}: " + ", ".join(

@@ -74,7 +74,7 @@ def load_all(metrics: Path) -> Dict[str, Dict[str, Dict]]:
     out: Dict[str, Dict[str, Dict]] = {}
     for setting in SETTINGS:
         found = {}
-        for name in ("sentencizer", "senter", "joint", "nosyntax", "gold", "pipelines"):
+        for name in ("sentencizer", "senter", "joint", "nosyntax", "gold", "pipelines", "tags"):
             data = _read(metrics / setting / f"{name}.json")
             if data is not None:
                 found[name] = data
@@ -161,6 +161,17 @@ def direction_table(data: Dict) -> List[str]:
     return lines
 
 
+def tags_table(data: Dict) -> List[str]:
+    lines = ["| setting | tagger | " + " | ".join(("train", "tune", "test splits")) + " |", "|---|---|---|---|---|"]
+    for s, d in data.items():
+        acc = d.get("tags", {}).get("tag_acc")
+        if acc:
+            tests = ", ".join(f"{k} {100 * v:.2f}" for k, v in acc.items() if k not in ("train", "tune"))
+            lines.append(f"| {s} | `{d['tags']['tagger']}` | {100 * acc.get('train', 0):.2f} | "
+                         f"{100 * acc.get('tune', 0):.2f} | {tests} |")
+    return lines
+
+
 def time_table(data: Dict) -> List[str]:
     lines = ["| setting | system | update | beam | epochs run | best epoch (tuned) | training CPU s |",
              "|---|---|---|---|---|---|---|"]
@@ -178,8 +189,14 @@ def _plt():
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
     return plt
+
+
+def _epoch_axis(ax) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    ax.set_xlabel("epoch")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
 def plot_fig3(runs: Dict[str, Dict], path: Path, setting: str) -> None:
@@ -192,7 +209,7 @@ def plot_fig3(runs: Dict[str, Dict], path: Path, setting: str) -> None:
                 ax.plot([p["epoch"] for p in run["curve"]], [p["used_pct"] for p in run["curve"]], marker="o",
                         label=f"{strategy} (beam {run['beam']})")
         ax.set_title(title)
-        ax.set_xlabel("epoch")
+        _epoch_axis(ax)
         ax.grid(alpha=0.3)
         ax.set_ylim(0, 105)
     axes[0].set_ylabel("% of gold sequence used")
@@ -216,7 +233,7 @@ def plot_fig4(runs: Dict[str, Dict], senter_f1: Optional[float], path: Path, set
     if senter_f1 is not None:
         axes[0].axhline(100 * senter_f1, linestyle="--", color="grey", label="senter [MARMOT]")
     for ax, label in zip(axes, ("tune sentence F1", "tune LAS")):
-        ax.set_xlabel("epoch")
+        _epoch_axis(ax)
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
     axes[0].legend()
@@ -234,7 +251,7 @@ def plot_fig5(runs: Dict[str, Dict], path: Path, setting: str) -> None:
             ax.plot([p["epoch"] for p in run["curve"]], [100 * p["sents_f"] for p in run["curve"]], marker="o",
                     label=f"beam {run['beam']}")
         ax.set_title(strategy)
-        ax.set_xlabel("epoch")
+        _epoch_axis(ax)
         ax.grid(alpha=0.3)
         ax.legend()
     axes[0].set_ylabel("tune sentence F1")
@@ -254,7 +271,7 @@ def plot_fig6(data: Dict, path: Path) -> None:
             ax.plot([p["epoch"] for p in curve], [100 * p["sents_f"] for p in curve], marker="o",
                     label=ROW_NAMES[name])
         ax.set_title(f"{s} [{SETTINGS[s].paper}]")
-        ax.set_xlabel("epoch")
+        _epoch_axis(ax)
         ax.set_ylabel("tune sentence F1")
         ax.grid(alpha=0.3)
         ax.legend()
@@ -361,6 +378,11 @@ def write_report(metrics: Path, out: Path, plots: Path, title: str = "", readme:
         "## Training",
         "",
         *time_table(data),
+        "",
+        "Accuracy of the predicted fine-grained tags (XPOS) the systems read. The tagger was trained on "
+        "the training split, so its tags there are better than at test time (no jackknifing).",
+        "",
+        *tags_table(data),
         "",
         "## Figures",
         "",
