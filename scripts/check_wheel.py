@@ -23,7 +23,8 @@ CHECK = """
 import sys, spacy, spacy_joint_sbd
 nlp = spacy.load(sys.argv[1])
 assert "joint_sbd_parser" in nlp.pipe_names, nlp.pipe_names
-assert "site-packages" in spacy_joint_sbd.__file__ or sys.argv[3] == "target", spacy_joint_sbd.__file__
+# in a fresh virtualenv the plugin must come from that virtualenv's own install, never from this checkout
+assert not sys.argv[3] or spacy_joint_sbd.__file__.startswith(sys.argv[3]), spacy_joint_sbd.__file__
 doc = nlp(sys.argv[2])
 assert doc.has_annotation("DEP") and doc.has_annotation("SENT_START")
 print(f"{sys.argv[1]} {nlp.meta.get('version')}: loaded from {nlp.path}")
@@ -45,13 +46,13 @@ def main(wheel: str, name: str, text: str = TEXT, fresh_venv: bool = False) -> N
             subprocess.run([sys.executable, "-m", "venv", venv], check=True)
             python = os.path.join(venv, "bin", "python")
             _pip(python, str(ROOT), wheel)
-            env, mode = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}, "venv"
+            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         else:
             target = os.path.join(tmp, "site")
             _pip(sys.executable, "--no-deps", "--target", target, wheel)
-            python, mode = sys.executable, "target"
+            python, venv = sys.executable, ""
             env = {**os.environ, "PYTHONPATH": os.pathsep.join([target, os.environ.get("PYTHONPATH", "")])}
-        proc = subprocess.run([python, "-c", CHECK, name, text, mode], cwd=tmp, env=env)
+        proc = subprocess.run([python, "-c", CHECK, name, text, venv], cwd=tmp, env=env)
         if proc.returncode:
             sys.exit(f"{wheel}: the installed pipeline {name!r} did not load or parse")
 
