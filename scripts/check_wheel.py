@@ -1,6 +1,9 @@
 """Install a packaged pipeline wheel OUTSIDE this checkout and load it by name in a new process.
 
-    python scripts/check_wheel.py WHEEL NAME [--text TEXT] [--fresh-venv]
+    python scripts/check_wheel.py WHEEL [NAME] [--text TEXT] [--fresh-venv]
+
+WHEEL is a wheel file or a folder holding exactly one (what `spacy package DIR --build wheel` writes
+below DIR); NAME defaults to the wheel's distribution name (what `spacy.load` takes).
 
 By default the wheel goes with `pip install --no-deps --target` into a temporary folder that a fresh
 Python process puts first on its path (fast: the plugin and spaCy come from the running environment).
@@ -38,8 +41,20 @@ def _pip(python: str, *args: str) -> None:
     subprocess.run([python, "-m", "pip", "install", "--quiet", *args], check=True)
 
 
-def main(wheel: str, name: str, text: str = TEXT, fresh_venv: bool = False) -> None:
-    wheel = os.path.abspath(wheel)
+def find_wheel(path: str) -> Path:
+    """`path` if it is a file, else the one `*.whl` below the folder `path`."""
+    if Path(path).is_file():
+        return Path(path)
+    wheels = sorted(Path(path).rglob("*.whl"))
+    if len(wheels) != 1:
+        sys.exit(f"{path}: expected one wheel below it, found {len(wheels)}: {[str(w) for w in wheels]}")
+    return wheels[0]
+
+
+def main(wheel: str, name: str = "", text: str = TEXT, fresh_venv: bool = False) -> None:
+    found = find_wheel(wheel)
+    name = name or found.name.split("-", 1)[0]
+    wheel = os.path.abspath(found)
     with tempfile.TemporaryDirectory() as tmp:
         if fresh_venv:
             venv = os.path.join(tmp, "venv")
@@ -60,7 +75,7 @@ def main(wheel: str, name: str, text: str = TEXT, fresh_venv: bool = False) -> N
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("wheel")
-    parser.add_argument("name")
+    parser.add_argument("name", nargs="?", default="")
     parser.add_argument("--text", default=TEXT)
     parser.add_argument("--fresh-venv", action="store_true",
                         help="install this project and the wheel into a new virtualenv (builds from source)")

@@ -1,10 +1,11 @@
-"""Fetch the UD treebanks into assets/ud/, verifying sha256 checksums.
+"""Fetch the UD treebanks into assets/ud/, verifying sha256 checksums: the `data` command.
 
 Offline (the default when the folder exists): copy from a local folder laid out like
-../shared/data/ud. Online: clone the upstream repository at the pinned commit and rebuild each
-file as ../shared/data/README.md describes (train/dev of EWT and GUM are the concatenation of
+../shared/data/ud. Online: clone the upstream repository, check out the pinned commit and rebuild
+each file as ../shared/data/README.md describes (train/dev of EWT and GUM are the concatenation of
 `not-to-release/sources/<file>` in the order of `not-to-release/file-lists/files.<split>`; the
-others are the released files). A checksum mismatch is an error and leaves no file behind.
+others are the released files, which project.yml also lists as URL assets at the same commits, so
+`spacy project assets` fetches them). A checksum mismatch is an error and leaves no file behind.
 """
 import argparse
 import hashlib

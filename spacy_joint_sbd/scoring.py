@@ -19,18 +19,17 @@ gold UPOS is PUNCT.
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence
 
+from .corpus.labels import from_spacy_dep
 from .corpus.record import DocRecord
 
 PUNCT = "PUNCT"
+HEAD_FIELDS = ("tokens", "uas", "las", "las_universal", "tokens_nopunct", "uas_nopunct", "las_nopunct")
 
 
 @dataclass
-class Counts:
-    """Raw counts; `add` another document's counts, `scores()` for the ratios."""
+class HeadCounts:
+    """Attachment counts of one tree (or a sum of trees): the only place heads are compared."""
 
-    sb_tp: int = 0
-    sb_pred: int = 0
-    sb_gold: int = 0
     tokens: int = 0
     uas: int = 0
     las: int = 0
@@ -38,12 +37,49 @@ class Counts:
     tokens_nopunct: int = 0
     uas_nopunct: int = 0
     las_nopunct: int = 0
+
+    def add(self, other: "HeadCounts") -> None:
+        for k in HEAD_FIELDS:
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+
+def count_heads(pred_heads: Sequence[int], pred_deps: Optional[Sequence[str]], gold_heads: Sequence[int],
+                gold_deps: Optional[Sequence[str]], gold_upos: Optional[Sequence[str]] = None) -> HeadCounts:
+    """UAS / LAS counts of a predicted tree against a gold one (same tokens, same head convention:
+    absolute or sentence-relative indices, -1 for a root). Without labels (`pred_deps` or `gold_deps`
+    None) only UAS counts; without `gold_upos` every token counts as a non-punctuation token."""
+    n = len(gold_heads)
+    if len(pred_heads) != n:
+        raise ValueError(f"prediction has {len(pred_heads)} heads, gold has {n}")
+    c = HeadCounts()
+    labelled = pred_deps is not None and gold_deps is not None
+    for i in range(n):
+        head_ok = pred_heads[i] == gold_heads[i]
+        las_ok = head_ok and labelled and pred_deps[i] == gold_deps[i]
+        c.tokens += 1
+        c.uas += head_ok
+        c.las += las_ok
+        c.las_universal += head_ok and labelled and _universal(pred_deps[i]) == _universal(gold_deps[i])
+        if gold_upos is None or gold_upos[i] != PUNCT:
+            c.tokens_nopunct += 1
+            c.uas_nopunct += head_ok
+            c.las_nopunct += las_ok
+    return c
+
+
+@dataclass
+class Counts(HeadCounts):
+    """Raw counts of boundaries and heads; `add` another document's counts, `scores()` for the ratios."""
+
+    sb_tp: int = 0
+    sb_pred: int = 0
+    sb_gold: int = 0
     has_parse: bool = True
     per_doc: List[Dict[str, float]] = field(default_factory=list)
 
     def add(self, other: "Counts") -> None:
-        for k in ("sb_tp", "sb_pred", "sb_gold", "tokens", "uas", "las", "las_universal", "tokens_nopunct",
-                  "uas_nopunct", "las_nopunct"):
+        super().add(other)
+        for k in ("sb_tp", "sb_pred", "sb_gold"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.has_parse = self.has_parse and other.has_parse
         self.per_doc.extend(other.per_doc)
@@ -87,18 +123,7 @@ def count_doc(
         c.sb_pred += ps
         c.sb_gold += gs
         c.sb_tp += ps and gs
-    for i in range(n):
-        head_ok = pred_heads[i] == gold.heads[i]
-        las_ok = head_ok and pred_deps[i] == gold.deps[i]
-        lasu_ok = head_ok and _universal(pred_deps[i]) == _universal(gold.deps[i])
-        c.tokens += 1
-        c.uas += head_ok
-        c.las += las_ok
-        c.las_universal += lasu_ok
-        if gold.upos[i] != PUNCT:
-            c.tokens_nopunct += 1
-            c.uas_nopunct += head_ok
-            c.las_nopunct += las_ok
+    HeadCounts.add(c, count_heads(pred_heads, pred_deps, gold.heads, gold.deps, gold.upos))
     c.per_doc.append({"doc_id": gold.doc_id, "tokens": n, "sb_tp": c.sb_tp, "sb_pred": c.sb_pred,
                       "sb_gold": c.sb_gold, "uas": c.uas, "las": c.las})
     return c
@@ -141,7 +166,7 @@ def _projected_record(eg) -> DocRecord:
     starts = flipped.get_aligned_sent_starts()
     rec = doc_to_record(eg.reference)
     rec.heads = [-2 if h is None else (-1 if h == i else h) for i, h in enumerate(heads)]
-    rec.deps = ["" if d is None else ("root" if d == "ROOT" else d) for d in deps]
+    rec.deps = ["" if d is None else from_spacy_dep(d) for d in deps]
     rec.sent_starts = [i == 0 or s is True for i, s in enumerate(starts)]
     return rec
 
@@ -161,3 +186,14 @@ def score_examples(examples, **kwargs) -> Dict[str, Optional[float]]:
     golds = [doc_to_record(eg.reference) for eg in examples]
     has_parse = all(eg.predicted.has_annotation("DEP") for eg in examples if len(eg.predicted))
     return score_records(preds, golds, has_parse, check_tokens=False).scores()
+
+
+def tag_accuracy(preds: Sequence[DocRecord], golds: Sequence[DocRecord]) -> Dict[str, float]:
+    """XPOS and UPOS accuracy of predicted-tag records against the gold ones (same tokens)."""
+    tokens = xpos = upos = 0
+    for p, g in zip(preds, golds):
+        tokens += len(g.words)
+        xpos += sum(a == b for a, b in zip(p.xpos, g.xpos))
+        upos += sum(a == b for a, b in zip(p.upos, g.upos))
+    return {"tokens": tokens, "xpos_acc": xpos / tokens if tokens else 0.0,
+            "upos_acc": upos / tokens if tokens else 0.0}

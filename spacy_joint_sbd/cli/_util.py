@@ -17,6 +17,18 @@ def split_list(value: Optional[str]) -> Optional[List[str]]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def portable_path(path) -> str:
+    """A path for files that are committed or shared: relative to the working directory (the
+    project folder under `spacy project run`), never the absolute path of one machine."""
+    path = Path(path)
+    if not path.is_absolute():
+        return path.as_posix()
+    try:
+        return Path(os.path.relpath(path)).as_posix()
+    except ValueError:  # another drive on Windows
+        return path.as_posix()
+
+
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """Yield a temporary sibling path; move it over `path` only if the block succeeds."""

@@ -17,7 +17,7 @@ from ..corpus.readers import load_gold_docs, tokens_only
 from ..corpus.writer import write_conllu
 from ..scoring import score_records
 from . import app
-from ._util import atomic_path, split_list, user_errors
+from ._util import atomic_path, portable_path, split_list, user_errors
 
 BASELINES = ("sentencizer",)
 
@@ -52,7 +52,12 @@ def evaluate(
     output: Optional[Path] = None,
     sents_per_doc: int = DEFAULT_SENTS_PER_DOC,
     lang: str = "en",
+    raw: bool = False,
 ) -> Dict:
+    """Scores of `model` on the documents of `gold_path`: on the gold tokens, or (`raw`) on the raw
+    text scored by the CoNLL 2018 evaluator (`evaluate_raw`)."""
+    if raw:
+        return evaluate_raw(model, gold_path, variant, genres, output, sents_per_doc, lang)
     nlp = load_pipeline(model, lang)
     gold_docs = load_gold_docs(gold_path, nlp.vocab, variant, genres, sents_per_doc)
     preds, seconds = predict(nlp, gold_docs)
@@ -61,7 +66,7 @@ def evaluate(
     counts = score_records(preds, golds, has_parse)
     n_words = sum(len(g) for g in golds)
     result = {
-        "model": model, "gold": str(gold_path), "variant": variant, "genres": genres,
+        "model": portable_path(model), "gold": portable_path(gold_path), "variant": variant, "genres": genres,
         "documents": len(golds), "words": n_words,
         **counts.scores(),
         "words_per_second": n_words / seconds if seconds else None,
@@ -72,15 +77,8 @@ def evaluate(
     return result
 
 
-def evaluate_raw(
-    model: str,
-    gold_path: Path,
-    variant: str = "plain",
-    genres: Optional[List[str]] = None,
-    output: Optional[Path] = None,
-    sents_per_doc: int = DEFAULT_SENTS_PER_DOC,
-    lang: str = "en",
-) -> Dict:
+def evaluate_raw(model: str, gold_path: Path, variant: str, genres: Optional[List[str]],
+                 output: Optional[Path], sents_per_doc: int, lang: str) -> Dict:
     """The CoNLL 2018 shared-task setting: rebuild each document's raw text from the gold words and
     `SpaceAfter=No`, run the WHOLE pipeline (spaCy's tokenizer included) on it, write CoNLL-U and
     score it with the official evaluator (udtools). Returns its Tokens, Sentences, UAS and LAS F1.
@@ -113,7 +111,7 @@ def evaluate_raw(
             write(preds, output)
     n_words = sum(len(g) for g in golds)
     return {
-        "model": model, "gold": str(gold_path), "variant": variant, "genres": genres, "raw": True,
+        "model": portable_path(model), "gold": portable_path(gold_path), "variant": variant, "genres": genres, "raw": True,
         "documents": len(golds), "words": n_words,
         "tokens_f": ev["Tokens"].f1, "sentences_f": ev["Sentences"].f1, "words_f": ev["Words"].f1,
         "uas_f": ev["UAS"].f1, "las_f": ev["LAS"].f1,
@@ -147,8 +145,7 @@ def evaluate_cli(
     UAS/LAS over whole documents. The pipeline sees only the gold tokens — or, with --raw, the raw
     text, scored by the official CoNLL 2018 evaluator (Tokens, Sentences, UAS, LAS F1)."""
     with user_errors():
-        run = evaluate_raw if raw else evaluate
-        result = run(model, gold_path, variant, split_list(genres), output, sents_per_doc, lang)
+        result = evaluate(model, gold_path, variant, split_list(genres), output, sents_per_doc, lang, raw)
     msg.info(f"{model} on {gold_path} ({variant}): {result['documents']} documents, {result['words']} words")
     print_scores(result)
     if metrics is not None:

@@ -20,7 +20,7 @@ def stats_cli(
     """Punctuation statistics of a gold treebank: sentences with internal punctuation, fragments,
     and how often gold trees satisfy each of the five punctuation constraints (spitkovsky2011
     §2.1); then Li et al.'s Table I (split-punctuation fragments, well-formed fragments, sub-roots)."""
-    from ..graph.split_fragments import format_table1, split_chars, table1_stats
+    from ..graph.split_punct import format_table1, split_chars, table1_stats
     from ..graph.stats import constraint_stats, format_stats
 
     with user_errors():

@@ -1,9 +1,10 @@
 """CoNLL-U ⇄ spaCy Docs, one Doc per document; variants; registered spaCy readers."""
 from .conllu import ConllUError, iter_conllu, read_conllu
-from .record import ROOT, DocRecord
-from .variants import SPOKEN_GENRES, apply_variant, genre_filter, nosyntax, plain, star
+from .labels import from_spacy_dep, to_spacy_dep
+from .record import ROOT, DocRecord, SentenceSlice
+from .variants import SPOKEN_GENRES, VARIANTS, apply_variant, genre_filter, lower, nopunct, nosyntax, plain, star
 
 __all__ = [
-    "ConllUError", "DocRecord", "ROOT", "SPOKEN_GENRES", "apply_variant", "genre_filter", "iter_conllu",
+    "ConllUError", "DocRecord", "ROOT", "SPOKEN_GENRES", "VARIANTS", "lower", "nopunct", "SentenceSlice", "from_spacy_dep", "to_spacy_dep", "apply_variant", "genre_filter", "iter_conllu",
     "nosyntax", "plain", "read_conllu", "star",
 ]

@@ -4,6 +4,7 @@ from typing import Optional
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
+from .labels import from_spacy_dep
 from .record import ROOT, DocRecord
 
 DOC_ID_KEY = "doc_id"
@@ -37,8 +38,7 @@ def doc_to_record(doc: Doc, doc_id: Optional[str] = None) -> DocRecord:
     """A record of the Doc's annotation. Without a parse, every token is its own root (head -1)."""
     has_dep = doc.has_annotation("DEP")
     heads = [(ROOT if t.head.i == t.i else t.head.i) if has_dep else ROOT for t in doc]
-    # spaCy's parser labels roots "ROOT"; UD says "root".
-    deps = [("root" if t.dep_ == "ROOT" else t.dep_) if has_dep else "" for t in doc]
+    deps = [from_spacy_dep(t.dep_) if has_dep else "" for t in doc]
     if doc.has_annotation("SENT_START") or has_dep:
         starts = [i == 0 or bool(t.is_sent_start) for i, t in enumerate(doc)]
     else:

@@ -3,6 +3,7 @@
 `spacy convert --converter conllu` ignores `# newdoc` and makes N-sentence windows; these readers
 keep each document whole, which is what joint segmentation + parsing trains on.
 """
+import random
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional, Union
 
@@ -80,8 +81,13 @@ def create_document_corpus(
     return corpus
 
 
-def _variant_augmenter(variant: str) -> Callable[[Language, Example], Iterator[Example]]:
+def _variant_augmenter(choose: Callable[[], str]) -> Callable[[Language, Example], Iterator[Example]]:
+    """An augmenter that replaces each document by the variant `choose()` names for it."""
     def augment(nlp: Language, example: Example) -> Iterator[Example]:
+        variant = choose()
+        if variant == "plain":
+            yield example
+            return
         gold = record_to_doc(nlp.vocab, apply_variant(doc_to_record(example.reference), variant))
         if len(gold):
             yield Example(tokens_only(nlp.vocab, gold), gold)
@@ -90,12 +96,29 @@ def _variant_augmenter(variant: str) -> Callable[[Language, Example], Iterator[E
 
 
 @spacy.registry.augmenters("spacy_joint_sbd.star_augmenter.v1")
-def create_star_augmenter() -> Callable[[Language, Example], Iterator[Example]]:
-    """Turn every training document into its `star` variant (lower-cased, no punctuation)."""
-    return _variant_augmenter("star")
+def create_star_augmenter(probability: float = 1.0, partial: float = 0.0) -> Callable[[Language, Example], Iterator[Example]]:
+    """Turn training documents into speech-like text, so one model serves punctuated, partly
+    punctuated (ASR output) and unpunctuated text.
+
+    probability: share of documents changed (the rest stay `plain`); 1.0 = every document `star`.
+    partial: share of the changed documents that get a partial variant instead of `star` — half
+        `lower` (lower-cased, punctuation kept), half `nopunct` (punctuation removed, case kept).
+    The draw is made anew for each document in each epoch (Python's `random`, seeded by spaCy)."""
+    for name, value in (("probability", probability), ("partial", partial)):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"star_augmenter: {name} must be in [0, 1], got {value}")
+
+    def choose() -> str:
+        if random.random() >= probability:
+            return "plain"
+        if random.random() < partial:
+            return "lower" if random.random() < 0.5 else "nopunct"
+        return "star"
+
+    return _variant_augmenter(choose)
 
 
 @spacy.registry.augmenters("spacy_joint_sbd.nosyntax_augmenter.v1")
 def create_nosyntax_augmenter() -> Callable[[Language, Example], Iterator[Example]]:
     """Replace every training tree by the trivial `nosyntax` chains (bjorkelund2016 §5)."""
-    return _variant_augmenter("nosyntax")
+    return _variant_augmenter(lambda: "nosyntax")

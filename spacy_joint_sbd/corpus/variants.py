@@ -1,5 +1,6 @@
 """Corpus variants of bjorkelund2016 §5: `plain`, `star` (speech-like) and `nosyntax` (trivial trees),
-and the GUM genre filter."""
+the partial variants `lower` (lower-cased only) and `nopunct` (punctuation removed only) that stand
+for partly normalised text such as ASR output, and the GUM genre filter."""
 from dataclasses import replace
 from typing import Callable, Dict, Iterable, List
 
@@ -16,7 +17,22 @@ def plain(rec: DocRecord) -> DocRecord:
 
 
 def star(rec: DocRecord) -> DocRecord:
-    """Lower-case every word and remove every UPOS=PUNCT token ("WSJ*" of the paper).
+    """Lower-case every word and remove every UPOS=PUNCT token ("WSJ*" of the paper)."""
+    return normalise(rec, lowercase=True, drop_punct=True)
+
+
+def lower(rec: DocRecord) -> DocRecord:
+    """Lower-case every word; punctuation and trees unchanged."""
+    return normalise(rec, lowercase=True, drop_punct=False)
+
+
+def nopunct(rec: DocRecord) -> DocRecord:
+    """Remove every UPOS=PUNCT token (as `star`), keeping the case of the words."""
+    return normalise(rec, lowercase=False, drop_punct=True)
+
+
+def normalise(rec: DocRecord, lowercase: bool, drop_punct: bool) -> DocRecord:
+    """The text normalisations of a speech transcript: lower-casing and/or punctuation removal.
 
     A removed token's dependents re-attach to its nearest surviving ancestor. If a sentence's root
     is removed, its first surviving dependent becomes the root and the others attach to it, so each
@@ -24,7 +40,7 @@ def star(rec: DocRecord) -> DocRecord:
     disappears. A surviving token is followed by a space if any token in the removed gap was.
     """
     n = len(rec.words)
-    keep = [rec.upos[i] != PUNCT for i in range(n)]
+    keep = [not (drop_punct and rec.upos[i] == PUNCT) for i in range(n)]
     heads = list(rec.heads)
     for s, e in rec.sentences():
         for i in range(s, e):
@@ -51,7 +67,7 @@ def star(rec: DocRecord) -> DocRecord:
         if not kept:
             continue
         for j, i in enumerate(kept):
-            out.words.append(rec.words[i].lower())
+            out.words.append(rec.words[i].lower() if lowercase else rec.words[i])
             nxt = kept[j + 1] if j + 1 < len(kept) else e
             out.spaces.append(any(rec.spaces[i:nxt]) if nxt > i + 1 else rec.spaces[i])
             out.lemmas.append(rec.lemmas[i])
@@ -82,7 +98,9 @@ def nosyntax(rec: DocRecord) -> DocRecord:
     return replace(rec, heads=heads, deps=["dep"] * len(rec.words))
 
 
-VARIANTS: Dict[str, Callable[[DocRecord], DocRecord]] = {"plain": plain, "star": star, "nosyntax": nosyntax}
+VARIANTS: Dict[str, Callable[[DocRecord], DocRecord]] = {
+    "plain": plain, "star": star, "lower": lower, "nopunct": nopunct, "nosyntax": nosyntax,
+}
 
 
 def apply_variant(rec: DocRecord, variant: str) -> DocRecord:

@@ -72,7 +72,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 
-from .fragments import Fragment
+from .punct_fragments import Fragment
 
 CONSTRAINTS = ("strict", "loose", "sprawl", "tear", "thread")
 """From tightest to loosest; each accepts every tree the previous one accepts."""
@@ -213,7 +213,7 @@ def build_masks(n: int, frags: Sequence[Fragment], name: str) -> ConstraintMasks
     """Masks imposing a constraint for every fragment of an ``n``-token sentence.
 
     n (int): Number of tokens.
-    frags (Sequence[Tuple[int, int]]): Inclusive 0-based fragments, e.g. from `fragments`.
+    frags (Sequence[Tuple[int, int]]): Inclusive 0-based fragments, e.g. from `punct_fragments.fragments`.
     name (str): ``"none"`` or one of `CONSTRAINTS`.
     RETURNS (ConstraintMasks): Masks over chart positions (token + 1).
     """
@@ -261,7 +261,7 @@ def build_masks(n: int, frags: Sequence[Fragment], name: str) -> ConstraintMasks
 
 def sentence_masks(is_punct: Sequence[bool], name: str) -> ConstraintMasks:
     """`build_masks` for the fragments of a sentence given its punctuation flags."""
-    from .fragments import fragments
+    from .punct_fragments import fragments
 
     return build_masks(len(is_punct), fragments(is_punct), name)
 

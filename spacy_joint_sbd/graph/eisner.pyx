@@ -1,5 +1,6 @@
 # cython: infer_types=True, binding=True
-"""First-order projective Eisner decoding with constraint masks (Eisner 1996).
+"""First-order projective Eisner decoding (Eisner 1996) under the punctuation constraints of
+Spitkovsky et al. (2011, §2.2), imposed as masks (`constraints.ConstraintMasks`).
 
 Chart positions 0..n: 0 is the root, token ``t`` is at ``t + 1``. ``arc[h, d]`` is the score of
 the arc ``h -> d``. The root takes exactly one child. Items (``D = n + 1``):
@@ -9,14 +10,15 @@ the arc ``h -> d``. The root takes exactly one child. Items (``D = n + 1``):
 ``IL[c, s, t]`` arc t -> s in channel c (the dependent's right half ends at the split point)
 ``IR[c, s, t]`` arc s -> t in channel c (the dependent's left half starts after the split point)
 
-The masks (`constraints.ConstraintMasks`) are read where a dependent's halves are sealed: the
-arc's split point, the head's completion, and the root. They enter the chart as data: each
-complete item is stored unsealed (for a head still collecting dependents) and in its two sealed
-forms, with -inf where the masks ban the seal, so the inner loops read one number more per arc
-split than the textbook algorithm (`eisner_plain`, kept as the reference for tests and the bench)
-and nothing more per completion. Channels
-(two for loose) and head limits (thread) are explained in `constraints`; the loops have no
-constraint-specific branch: `_eisner1_single` serves one channel, `_eisner1_two` two.
+The masks are read where a dependent's halves are sealed: the arc's split point, the head's
+completion, and the root. They enter the chart as data: each complete item is stored unsealed (for
+a head still collecting dependents) and in its two sealed forms, with -inf where the masks ban the
+seal, so the inner loops read one number more per arc split than the textbook algorithm and
+nothing more per completion. Channels (two for loose) and head limits (thread) are explained in
+`constraints`. There is one chart loop, `_eisner1`, for every constraint and for unconstrained
+decoding: no constraint-specific branch, and one channel is the special case of two in which every
+split point falls in the same slot (the textbook decoder the tests compare it with lives in
+``tests/graph/reference_eisner.py``; ``bench/eisner_plain.pyx`` times it).
 """
 from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, free
@@ -24,131 +26,6 @@ from libc.stdlib cimport malloc, free
 import numpy
 
 from .constraints import ConstraintMasks
-
-
-cdef double _eisner1_single(const double* arc, const MasksC* m, bint head_limits,
-                            int* heads) noexcept nogil:
-    """`eisner1_c` for one channel. Every complete item is stored as it is read: unsealed (a head
-    still collecting dependents), sealed as an attached dependent's facing half (``CRa``,
-    ``CLaT``: bits and head limits that ban every head) and sealed as the half absorbed by a
-    completion (``CLc``, ``CRcT``: bits). A seal penalty is thus added once per item, and the
-    inner loops read exactly as many numbers as the textbook algorithm, plus one per arc split.
-    ``head_limits``: check limits that depend on the head (thread) in the arc loop.
-    """
-    cdef int D = m.D
-    cdef int n = D - 1
-    cdef size_t DD = <size_t>D * D
-    cdef const int* LL = m.lim_left
-    cdef const int* LR = m.lim_right
-    cdef int s, t, r, k, h, al, ar
-    cdef double v, vl, vr, bl, br, best
-    cdef const double* cra
-    cdef const double* cr
-    cdef const double* clt
-    cdef const double* clat
-    cdef const double* clc
-    cdef const double* ilt
-    cdef const double* ir
-    cdef const double* crc
-    cdef const int* ll
-    cdef const int* lr
-    cdef double* CR = <double*>malloc(8 * DD * sizeof(double))
-    cdef double* CLT = CR + DD
-    cdef double* CRa = CR + 2 * DD
-    cdef double* CLaT = CR + 3 * DD
-    cdef double* CLc = CR + 4 * DD
-    cdef double* CRcT = CR + 5 * DD
-    cdef double* ILT = CR + 6 * DD
-    cdef double* IR = CR + 7 * DD
-    cdef int* bp = <int*>malloc(6 * DD * sizeof(int))
-    cdef int* bCL = bp
-    cdef int* cCL = bp + DD
-    cdef int* bCR = bp + 2 * DD
-    cdef int* cCR = bp + 3 * DD
-    cdef int* bIL = bp + 4 * DD
-    cdef int* bIR = bp + 5 * DD
-    cdef size_t x
-    for x in range(8 * DD):
-        CR[x] = -INFINITY
-    for x in range(DD):
-        cCL[x] = 0  # one channel
-        cCR[x] = 0
-    for s in range(D):
-        _store_left(s, s, 0.0, m, D, n, CLT, CLaT, CLc)
-        _store_right(s, s, 0.0, m, D, n, CR, CRa, CRcT)
-    for k in range(1, n):
-        for s in range(1, n - k + 1):
-            t = s + k
-            bl = -INFINITY
-            br = -INFINITY
-            al = -1
-            ar = -1
-            cra = CRa + s * D
-            cr = CR + s * D
-            clt = CLT + t * D + 1
-            clat = CLaT + t * D + 1
-            if head_limits:
-                ll = LL + s * D
-                lr = LR + t * D + 1
-                for r in range(s, t):
-                    vl = cra[r] + clt[r]
-                    vr = cr[r] + clat[r]
-                    if vl > bl and t > ll[r]:
-                        bl = vl
-                        al = r
-                    if vr > br and s < lr[r]:
-                        br = vr
-                        ar = r
-            else:
-                for r in range(s, t):
-                    vl = cra[r] + clt[r]
-                    vr = cr[r] + clat[r]
-                    if vl > bl:
-                        bl = vl
-                        al = r
-                    if vr > br:
-                        br = vr
-                        ar = r
-            ILT[t * D + s] = bl + arc[t * D + s]
-            IR[s * D + t] = br + arc[s * D + t]
-            bIL[s * D + t] = al
-            bIR[s * D + t] = ar
-            best = -INFINITY
-            al = -1
-            clc = CLc + s * D
-            ilt = ILT + t * D
-            for r in range(s, t):
-                v = clc[r] + ilt[r]
-                if v > best:
-                    best = v
-                    al = r
-            bCL[s * D + t] = al
-            _store_left(s, t, best, m, D, n, CLT, CLaT, CLc)
-            best = -INFINITY
-            ar = -1
-            ir = IR + s * D
-            crc = CRcT + t * D
-            for r in range(s + 1, t + 1):
-                v = ir[r] + crc[r]
-                if v > best:
-                    best = v
-                    ar = r
-            bCR[s * D + t] = ar
-            _store_right(s, t, best, m, D, n, CR, CRa, CRcT)
-    best = -INFINITY
-    cdef int root_child = -1
-    for h in range(1, n + 1):
-        if (m.lbits[h * D + 1] & m.rbits[h * D + n]) == 0 or LR[h * D + 1] <= 0:
-            continue
-        v = arc[h] + CLT[h * D + 1] + CR[h * D + n]
-        if v > best:
-            best = v
-            root_child = h
-    if root_child > 0:
-        _backtrack1(root_child, n, D, 1, bCL, cCL, bCR, cCR, bIL, bIR, heads)
-    free(CR)
-    free(bp)
-    return best
 
 
 cdef bint _has_head_limits(const MasksC* m) noexcept nogil:
@@ -193,27 +70,39 @@ cdef inline int _slot(unsigned char bits) noexcept nogil:
     return 0 if bits == 1 else (1 if bits == 2 else 2)
 
 
-cdef double _eisner1_two(const double* arc, const MasksC* m, bint head_limits,
+cdef double _eisner1(const double* arc, const MasksC* m, bint head_limits,
                          int* heads) noexcept nogil:
-    """`eisner1_c` for two channels (loose). As `_eisner1_single`, plus: each arc split falls in
-    channel 0, 1 or both, so arc items are kept in three slots (``0``, ``1``, ``2`` = the best of
-    either), and a completion reads, for each dependent, the slot that its other half allows.
-    Slots are constant over runs of split points (they change at fragment edges), so every inner
-    loop runs over such a run with one slot, as tight as the one-channel loops."""
+    """The chart loop of `eisner1_c`, for one channel or two (loose).
+
+    Every complete item is stored as it is read: unsealed (a head still collecting dependents),
+    sealed as an attached dependent's facing half (``CRa``, ``CLaT``: bits and head limits that
+    ban every head) and sealed as the half absorbed by a completion (``CLc``, ``CRcT``: bits). A
+    seal penalty is thus added once per item. Each arc split falls in channel 0, 1 or both, so arc
+    items are kept in three slots (``0``, ``1``, ``2`` = the best of either), and a completion
+    reads, for each dependent, the slot that its other half allows. Slots are constant over runs
+    of split points (they change at fragment edges; with one channel a run is a whole row), so
+    every inner loop runs over such a run with one slot, as tight as a one-slot loop; the two arc
+    items of a span share one pass over its split points.
+    ``head_limits``: some limit depends on the head (thread), so the arc pass checks limits; the
+    others are already folded into the sealed copies.
+    """
     cdef int D = m.D
     cdef int n = D - 1
     cdef size_t DD = <size_t>D * D
     cdef const int* LL = m.lim_left
     cdef const int* LR = m.lim_right
-    cdef int s, t, r, k, h, c, e, q, a
-    cdef double v, vl, vr, best, b
+    cdef int s, t, r, k, h, c, e, q, a, cr, er, qr
+    cdef double v, vl, vr, best, b, vbl, vbr
     cdef double bl[3]
     cdef double br[3]
     cdef int al[3]
     cdef int ar[3]
     cdef const double* x1
     cdef const double* x2
+    cdef const double* y1
+    cdef const double* y2
     cdef const int* lim
+    cdef const int* limr
     cdef double* CR = <double*>malloc(12 * DD * sizeof(double))
     cdef double* CLT = CR + DD
     cdef double* CRa = CR + 2 * DD
@@ -276,45 +165,53 @@ cdef double _eisner1_two(const double* arc, const MasksC* m, bint head_limits,
                 br[c] = -INFINITY
                 al[c] = -1
                 ar[c] = -1
-            # Left arcs t -> s: runs of s's right-half end r with one slot.
+            # Arc items t -> s and s -> t in one pass over the split points r, in runs over which
+            # the slot of s's right half ending at r (left arc) and the slot of t's left half
+            # starting at r + 1 (right arc) are both constant (one run with one channel).
             x1 = CRa + s * D
             x2 = CLT + t * D + 1
+            y1 = CR + s * D
+            y2 = CLaT + t * D + 1
             lim = LL + s * D
+            limr = LR + t * D + 1
             r = s
             while r < t:
                 c = RS[s * D + r]
+                cr = LS[t * D + r + 1]
                 e = runs[s * D + r]
+                er = runs[DD + t * D + r + 1] - 1
+                if er < e:
+                    e = er
                 if e > t:
                     e = t
-                best = bl[c]
+                vbl = bl[c]
                 q = al[c]
-                for a in range(r, e):
-                    v = x1[a] + x2[a]
-                    if v > best and (not head_limits or t > lim[a]):
-                        best = v
-                        q = a
-                bl[c] = best
+                vbr = br[cr]
+                qr = ar[cr]
+                if head_limits:
+                    for a in range(r, e):
+                        vl = x1[a] + x2[a]
+                        vr = y1[a] + y2[a]
+                        if vl > vbl and t > lim[a]:
+                            vbl = vl
+                            q = a
+                        if vr > vbr and s < limr[a]:
+                            vbr = vr
+                            qr = a
+                else:
+                    for a in range(r, e):
+                        vl = x1[a] + x2[a]
+                        vr = y1[a] + y2[a]
+                        if vl > vbl:
+                            vbl = vl
+                            q = a
+                        if vr > vbr:
+                            vbr = vr
+                            qr = a
+                bl[c] = vbl
                 al[c] = q
-                r = e
-            # Right arcs s -> t: runs of t's left-half start i = r + 1 with one slot.
-            x1 = CR + s * D
-            x2 = CLaT + t * D + 1
-            lim = LR + t * D + 1
-            r = s
-            while r < t:
-                c = LS[t * D + r + 1]
-                e = runs[DD + t * D + r + 1] - 1
-                if e > t:
-                    e = t
-                best = br[c]
-                q = ar[c]
-                for a in range(r, e):
-                    v = x1[a] + x2[a]
-                    if v > best and (not head_limits or s < lim[a]):
-                        best = v
-                        q = a
-                br[c] = best
-                ar[c] = q
+                br[cr] = vbr
+                ar[cr] = qr
                 r = e
             # Slots 0 and 1 also take the splits valid in either channel; slot 2: best of all.
             for c in range(2):
@@ -398,7 +295,7 @@ cdef double _eisner1_two(const double* arc, const MasksC* m, bint head_limits,
             best = v
             root_child = h
     if root_child > 0:
-        _backtrack1(root_child, n, D, 3, bCL, cCL, bCR, cCR, bIL, bIR, heads)
+        _backtrack1(root_child, n, D, bCL, cCL, bCR, cCR, bIL, bIR, heads)
     free(CR)
     free(slots)
     free(single)
@@ -411,12 +308,10 @@ cdef double eisner1_c(const double* arc, const MasksC* m, int* heads) noexcept n
     """Fill ``heads[1..n]`` with chart positions; return the best score (-inf: no tree)."""
     if m.D <= 1:
         return 0.0
-    if m.K == 1:
-        return _eisner1_single(arc, m, _has_head_limits(m), heads)
-    return _eisner1_two(arc, m, _has_head_limits(m), heads)
+    return _eisner1(arc, m, _has_head_limits(m), heads)
 
 
-cdef void _backtrack1(int root_child, int n, int D, int n_slots, const int* bCL, const int* cCL,
+cdef void _backtrack1(int root_child, int n, int D, const int* bCL, const int* cCL,
                       const int* bCR, const int* cCR, const int* bIL, const int* bIR,
                       int* heads) noexcept nogil:
     # Stack of (kind, channel, s, t); kinds: 0 CL, 1 CR, 2 IL, 3 IR.
@@ -512,116 +407,4 @@ def eisner(scores, masks=None):
         score = eisner1_c(&arc[0, 0], &mv.c, &heads[0])
     if score == -INFINITY:
         return None, score
-    return to_token_heads(heads, n), score
-
-
-cdef double eisner_plain_c(const double* arc, int n, int* heads) noexcept nogil:
-    """Textbook first-order Eisner without masks (the bench's baseline), single root."""
-    cdef int D = n + 1
-    cdef size_t DD = <size_t>D * D
-    cdef int s, t, r, k, h
-    cdef double v, best, bl, br
-    cdef int al, ar
-    # Same layout as the masked decoder: column-major copies keep the inner loops contiguous.
-    cdef double* CL = <double*>malloc(7 * DD * sizeof(double))
-    cdef double* CR = CL + DD
-    cdef double* IL = CL + 2 * DD
-    cdef double* IR = CL + 3 * DD
-    cdef double* CLT = CL + 4 * DD
-    cdef double* CRT = CL + 5 * DD
-    cdef double* ILT = CL + 6 * DD
-    cdef int* bp = <int*>malloc(4 * DD * sizeof(int))
-    cdef size_t x
-    for x in range(7 * DD):
-        CL[x] = -INFINITY
-    for s in range(D):
-        CL[s * D + s] = 0.0
-        CR[s * D + s] = 0.0
-        CLT[s * D + s] = 0.0
-        CRT[s * D + s] = 0.0
-    for k in range(1, n):
-        for s in range(1, n - k + 1):
-            t = s + k
-            bl = -INFINITY
-            al = s
-            for r in range(s, t):
-                v = CR[s * D + r] + CLT[t * D + r + 1]
-                if v > bl:
-                    bl = v
-                    al = r
-            IL[s * D + t] = bl + arc[t * D + s]
-            ILT[t * D + s] = bl + arc[t * D + s]
-            IR[s * D + t] = bl + arc[s * D + t]
-            bp[2 * DD + s * D + t] = al
-            best = -INFINITY
-            for r in range(s, t):
-                v = CL[s * D + r] + ILT[t * D + r]
-                if v > best:
-                    best = v
-                    al = r
-            CL[s * D + t] = best
-            CLT[t * D + s] = best
-            bp[s * D + t] = al
-            best = -INFINITY
-            for r in range(s + 1, t + 1):
-                v = IR[s * D + r] + CRT[t * D + r]
-                if v > best:
-                    best = v
-                    ar = r
-            CR[s * D + t] = best
-            CRT[t * D + s] = best
-            bp[DD + s * D + t] = ar
-    best = -INFINITY
-    cdef int root_child = 1
-    for h in range(1, n + 1):
-        v = arc[h] + CL[D + h] + CR[h * D + n]
-        if v > best:
-            best = v
-            root_child = h
-    # Backtrack: kinds 0 CL, 1 CR, 2 IL, 3 IR (I items share their split).
-    cdef int* st = <int*>malloc(3 * (4 * D + 8) * sizeof(int))
-    cdef int top = 6
-    cdef int kind
-    heads[root_child] = 0
-    st[0] = 0; st[1] = 1; st[2] = root_child
-    st[3] = 1; st[4] = root_child; st[5] = n
-    while top > 0:
-        top -= 3
-        kind = st[top]; s = st[top + 1]; t = st[top + 2]
-        if s >= t:
-            continue
-        if kind == 0:
-            r = bp[s * D + t]
-            heads[r] = t
-            st[top] = 0; st[top + 1] = s; st[top + 2] = r
-            st[top + 3] = 2; st[top + 4] = r; st[top + 5] = t
-        elif kind == 1:
-            r = bp[DD + s * D + t]
-            heads[r] = s
-            st[top] = 3; st[top + 1] = s; st[top + 2] = r
-            st[top + 3] = 1; st[top + 4] = r; st[top + 5] = t
-        else:
-            r = bp[2 * DD + s * D + t]
-            st[top] = 1; st[top + 1] = s; st[top + 2] = r
-            st[top + 3] = 0; st[top + 4] = r + 1; st[top + 5] = t
-        top += 6
-    free(st)
-    free(CL)
-    free(bp)
-    return best
-
-
-def eisner_plain(scores):
-    """Unconstrained first-order Eisner without masks: the reference for the cost of masks.
-
-    Same input and output as `eisner` with ``masks=None``.
-    """
-    cdef const double[:, ::1] arc = _check_square(scores)
-    n = arc.shape[0] - 1
-    if n == 0:
-        return [], 0.0
-    cdef int[::1] heads = numpy.full(n + 1, -1, dtype=numpy.int32)
-    cdef double score
-    with nogil:
-        score = eisner_plain_c(&arc[0, 0], n, &heads[0])
     return to_token_heads(heads, n), score

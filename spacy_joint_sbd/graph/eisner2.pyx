@@ -1,6 +1,7 @@
 # cython: infer_types=True, binding=True
-"""Second-order (adjacent sibling) projective Eisner decoding with constraint masks
-(McDonald and Pereira 2006), reading the same masks as the first-order decoder.
+"""Second-order (adjacent sibling) projective Eisner decoding (McDonald and Pereira 2006) under the
+punctuation constraints of Spitkovsky et al. (2011, §2.2), reading the same masks as the
+first-order decoder: one chart loop for every constraint and for unconstrained decoding.
 
 Scores over chart positions (0 = root, token t at t + 1): ``arc[h, m]`` and ``sib[h, s, m]``, the
 score of ``m`` being the next child of ``h`` after ``s`` on the same side (``s == h``: ``m`` is

@@ -1,10 +1,14 @@
 """A graph-based dependency parser: MSTParser-style features (`features`), first- or second-order
-projective Eisner decoding (`eisner`, `eisner2`) under an optional punctuation constraint
-(`constraints`), averaged-perceptron training (Collins 2002) and a second-stage arc labeler.
+projective Eisner decoding under an optional punctuation constraint (`constrained_decoding`),
+averaged-perceptron training (Collins 2002) and a second-stage arc labeler: the supervised model
+of Spitkovsky et al. (2011, §4: constrained inference on top of a supervised model). Training
+may decode under a constraint too (the paper's unsupervised runs train with ``loose``).
 
 It parses within given sentence boundaries and knows nothing about spaCy: a sentence is its
-words, fine tags and UPOS. `arc_scores` exposes the scores of a sentence so that decoders can be
-swapped (Spitkovsky et al. 2011, §4: constrained inference on top of a supervised model).
+words, fine tags and UPOS (`make_sentence`: the one place where a missing fine tag falls back to
+the UPOS). Gold sentences come from `DocRecord.iter_sentence_slices` (`sentence_tuples`); heads
+are counted by `scoring.count_heads`. `arc_scores` exposes the scores of a sentence so that
+decoders can be swapped.
 """
 import random
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -13,11 +17,11 @@ import numpy
 import srsly
 
 from ..learn.weights import HashedWeights
-from .constraints import build_masks, check_name
-from .eisner import eisner
-from .eisner2 import eisner2
+from ..scoring import HeadCounts, count_heads
+from .constrained_decoding import decode_constrained
+from .constraints import check_name
 from .features import Sentence
-from .fragments import fragments
+from .punct_fragments import fragments
 
 UPOS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
         "PUNCT", "SCONJ", "SYM", "VERB", "X")
@@ -29,6 +33,14 @@ def make_sentence(words: Sequence[str], tags: Sequence[str], upos: Sequence[str]
     tags = [t if t and t != "_" else u for t, u in zip(tags, upos)]
     coarse = [_UPOS_ID.get(u, len(UPOS)) for u in upos]
     return Sentence([w.lower() for w in words], tags, coarse)
+
+
+def sentence_tuples(records: Iterable) -> List[tuple]:
+    """Gold ``(words, tags, upos, heads, deps)`` of every sentence of DocRecords that can be parsed
+    inside its boundaries (`DocRecord.iter_sentence_slices`), heads sentence-relative (-1 = root):
+    the training and evaluation data of the graph parsers."""
+    return [(s.words, s.xpos, s.upos, s.heads, s.deps)
+            for rec in records for s in rec.iter_sentence_slices()]
 
 
 class GraphParser:
@@ -69,12 +81,8 @@ class GraphParser:
         to unconstrained decoding when no tree satisfies it (strict, in punctuated sentences)."""
         check_name(constraint)
         arc, sib = self.arc_scores(sent)
-        for name in (constraint, "none") if constraint != "none" else ("none",):
-            masks = build_masks(sent.n, fragments(is_punct), name)
-            heads, _ = eisner(arc, masks) if sib is None else eisner2(arc, sib, masks)
-            if heads is not None:
-                return heads
-        raise AssertionError("unconstrained decoding found no tree")  # pragma: no cover
+        heads, _ = decode_constrained(arc, sib, fragments(is_punct), constraint)
+        return heads
 
     def label(self, sent: Sentence, heads: Sequence[int]) -> List[str]:
         if not self.labels:
@@ -90,17 +98,6 @@ class GraphParser:
 
     # -- training -------------------------------------------------------------------------------
 
-    def _sentences(self, records) -> List[tuple]:
-        out = []
-        for rec in records:
-            for start, end in rec.sentences():
-                heads = [h - start if h >= 0 else -1 for h in rec.heads[start:end]]
-                if any(h >= end - start or h < -1 for h in heads):
-                    continue  # a head outside the sentence: not usable inside given boundaries
-                out.append((rec.words[start:end], rec.xpos[start:end], rec.upos[start:end], heads,
-                            rec.deps[start:end]))
-        return out
-
     def train(self, records: Iterable, epochs: int = 5, constraint: str = "none", seed: int = 0,
               verbose: bool = False) -> List[float]:
         """Averaged-perceptron training on gold trees (DocRecords); the weights are averaged at the
@@ -108,12 +105,12 @@ class GraphParser:
 
         RETURNS (List[float]): Training UAS per epoch (of the decoded trees).
         """
-        return self.train_sentences(self._sentences(records), epochs, constraint, seed, verbose)
+        return self.train_sentences(sentence_tuples(records), epochs, constraint, seed, verbose)
 
     def train_sentences(self, data: List[tuple], epochs: int = 5, constraint: str = "none",
                         seed: int = 0, verbose: bool = False) -> List[float]:
         """`train` on ``(words, tags, upos, heads, deps)`` tuples (heads sentence-relative, -1 =
-        root): the entry point for parsers trained on parts of sentences (`stages`)."""
+        root): the entry point for parsers trained on parts of sentences (`staged_parsers`)."""
         check_name(constraint)
         data = list(data)
         for *_, deps in data:
@@ -181,23 +178,14 @@ class GraphParser:
 
     def evaluate(self, records: Iterable, constraint: str = "none") -> Dict[str, float]:
         """UAS / LAS with and without punctuation tokens, on gold sentence boundaries."""
-        c = {"uas": 0, "las": 0, "n": 0, "uas_np": 0, "las_np": 0, "n_np": 0}
-        for words, tags, upos, gold, deps in self._sentences(records):
+        c = HeadCounts()
+        for words, tags, upos, gold, deps in sentence_tuples(records):
             heads, labels = self.parse(words, tags, upos, constraint)
-            for h, lab, g, dep, u in zip(heads, labels, gold, deps, upos):
-                ok_h = h == g
-                ok_l = ok_h and lab == dep
-                c["uas"] += ok_h
-                c["las"] += ok_l
-                c["n"] += 1
-                if u != "PUNCT":
-                    c["uas_np"] += ok_h
-                    c["las_np"] += ok_l
-                    c["n_np"] += 1
+            c.add(count_heads(heads, labels, gold, deps, upos))
         return {
-            "uas": c["uas"] / max(c["n"], 1), "las": c["las"] / max(c["n"], 1),
-            "uas_nopunct": c["uas_np"] / max(c["n_np"], 1),
-            "las_nopunct": c["las_np"] / max(c["n_np"], 1),
+            "uas": c.uas / max(c.tokens, 1), "las": c.las / max(c.tokens, 1),
+            "uas_nopunct": c.uas_nopunct / max(c.tokens_nopunct, 1),
+            "las_nopunct": c.las_nopunct / max(c.tokens_nopunct, 1),
         }
 
     # -- serialization --------------------------------------------------------------------------

@@ -9,7 +9,7 @@ Percentages are over all fragments (one-word fragments included, as in the paper
 from typing import Dict, Iterable, List, Optional
 
 from .constraints import CONSTRAINTS, fragment_satisfies, yield_hulls
-from .fragments import fragments, strip_punct, word_fragments
+from .punct_fragments import fragments, strip_punct, word_fragments
 
 WSJ = {
     "sentences": 51558,
@@ -54,10 +54,10 @@ def constraint_stats(records: Iterable, strip: bool = True) -> Dict:
         "satisfied": {c: 0 for c in CONSTRAINTS}, "satisfied_multi": {c: 0 for c in CONSTRAINTS},
     }
     for rec in records:
-        for start, end in rec.sentences():
+        for sent in rec.iter_sentence_slices():
             out["sentences"] += 1
-            heads = [h - start if h >= 0 else -1 for h in rec.heads[start:end]]
-            is_punct = _punct_flags(rec.upos[start:end])
+            heads = sent.heads
+            is_punct = _punct_flags(sent.upos)
             frags = fragments(is_punct)
             if not frags:
                 continue

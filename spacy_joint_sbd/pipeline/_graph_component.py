@@ -1,25 +1,73 @@
-"""Shared by the graph-based components (`sprawl_decoder`, `fragment_parser`): applying a parse to
-the Doc and serialization (a ``cfg`` JSON file and the averaged model's bytes in ``model``).
+"""Shared by the graph-based components (`constrained_parser`, `fragment_parser`): their scorer,
+the gold sentences of an `Example` for training, applying a parse to the Doc, and serialization (a
+``cfg`` JSON file and the averaged model's bytes in ``model``).
 
 A subclass sets ``self.vocab``, ``self.name``, ``self.cfg``, ``self.parser`` and
 ``self._predictor`` in ``__init__``, names its model class in ``model_class`` (its
-``to_bytes()`` / ``from_bytes(data)`` hold the whole model) and defines ``_sentences(doc)`` and
-``_parse_sentence(model, words, tags, pos)``.
+``to_bytes()`` / ``from_bytes(data)`` hold the whole model) and defines ``_label_list()``,
+``_sentences(doc)`` and ``_parse_sentence(model, words, tags, pos)``. Tags are passed as the Doc has them: a missing fine
+tag falls back to the UPOS in the engine (`graph.parser.make_sentence`).
 Bad saved data (a missing ``cfg`` / ``model``, truncated or foreign bytes) raises a
 ``ValueError`` saying "truncated or foreign" and naming the file.
 """
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Tuple, Union
 
 import srsly
 from spacy import util
 from spacy.attrs import DEP, HEAD
 from spacy.pipeline import Pipe
+from spacy.scorer import Scorer
 from spacy.tokens import Doc
+from spacy.training import Example
+
+from ..corpus.labels import UD_ROOT, to_spacy_dep
+
+
+def _dep_getter(token, attr):
+    return token.vocab.strings.as_string(getattr(token, attr)).lower()
+
+
+@util.registry.scorers("spacy_joint_sbd.graph_dep_scorer.v1")
+def make_graph_dep_scorer() -> Callable[..., Dict]:
+    """spaCy's ``dep_uas`` / ``dep_las`` / ``dep_las_per_type`` (punctuation arcs ignored)."""
+
+    def score(examples: Iterable[Example], **kwargs) -> Dict:
+        kwargs.setdefault("getter", _dep_getter)
+        kwargs.setdefault("ignore_labels", ("p", "punct"))
+        return Scorer.score_deps(examples, "dep", **kwargs)
+
+    return score
+
+
+def gold_sentences(example: Example) -> Iterator[Tuple[int, int, List[int], List[str]]]:
+    """``(start, end, heads, deps)`` of each gold sentence of ``example.reference`` that can be
+    parsed inside its boundaries: heads sentence-relative (-1 = root), deps as the Doc has them."""
+    for sent in example.reference.sents:
+        s, e = sent.start, sent.end
+        gold = [t.head.i - s if t.head.i != t.i else -1 for t in sent]
+        if any(h < -1 or h >= e - s for h in gold):
+            continue
+        yield s, e, gold, [t.dep_ for t in sent]
 
 
 class GraphComponent(Pipe):
     model_class: type  # GraphParser, TwoStageParser: no-argument constructor, to_bytes, from_bytes
+
+    def _label_list(self) -> List[str]:
+        """The model's labels (its labeler's, or the last stage's)."""
+        raise NotImplementedError
+
+    @property
+    def labels(self) -> List[str]:
+        return list(self._label_list())
+
+    def add_label(self, label: str) -> int:
+        if label in self._label_list():
+            return 0
+        self.parser.add_label(label)
+        self._predictor = None
+        return 1
 
     def _model(self):
         """The averaged model, used for prediction and saving (cached until the next update)."""
@@ -29,7 +77,7 @@ class GraphComponent(Pipe):
 
     @staticmethod
     def _tags(doc: Doc) -> List[str]:
-        return [t.tag_ or t.pos_ for t in doc]
+        return [t.tag_ for t in doc]
 
     def predict(self, docs: Iterable[Doc]) -> List[List[tuple]]:
         """Per doc, per sentence: (start, heads, labels) with sentence-relative heads (-1 root)."""
@@ -65,7 +113,7 @@ class GraphComponent(Pipe):
             for start, heads, labels in doc_parses:
                 for i, (h, lab) in enumerate(zip(heads, labels)):
                     arr[start + i, 0] = ((h - i) if h >= 0 else 0) % (1 << 64)
-                    arr[start + i, 1] = strings.add("ROOT" if h < 0 else lab)
+                    arr[start + i, 1] = strings.add(to_spacy_dep(UD_ROOT) if h < 0 else lab)
             doc.from_array([HEAD, DEP], arr)
 
     # -- serialization ------------------------------------------------------------------------------

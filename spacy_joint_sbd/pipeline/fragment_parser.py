@@ -1,5 +1,5 @@
 """The `fragment_parser` component: two-stage parsing over split-punctuation fragments
-(Li, Che & Liu, §II.C) inside each sentence of a Doc (`spacy_joint_sbd.graph.stages`).
+(Li, Che & Liu, §II.C) inside each sentence of a Doc (`spacy_joint_sbd.graph.staged_parsers`).
 
 Sentence boundaries come from the Doc (``senter``, ``joint_sbd_parser`` or any segmenter earlier
 in the pipeline; the whole Doc is one sentence without them), tags from a tagger earlier in the
@@ -14,10 +14,9 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 
-from ..graph.split_fragments import ASCII_SPLIT, FULLWIDTH_SPLIT, IDEOGRAPHIC_COMMA
-from ..graph.stages import TwoStageParser
-from ._graph_component import GraphComponent
-from .sprawl_decoder import make_graph_dep_scorer
+from ..graph.split_punct import ASCII_SPLIT, FULLWIDTH_SPLIT, IDEOGRAPHIC_COMMA
+from ..graph.staged_parsers import TwoStageParser
+from ._graph_component import GraphComponent, gold_sentences, make_graph_dep_scorer
 
 DEFAULT_SPLIT_PUNCT = ASCII_SPLIT + FULLWIDTH_SPLIT
 
@@ -76,16 +75,8 @@ class FragmentParser(GraphComponent):
             chars |= frozenset(IDEOGRAPHIC_COMMA)
         return TwoStageParser(self.cfg["order"], self.cfg["n_rows"], self.cfg["label_rows"], chars)
 
-    @property
-    def labels(self) -> List[str]:
-        return list(self.parser.inter.labels)
-
-    def add_label(self, label: str) -> int:
-        if label in self.parser.inter.labels:
-            return 0
-        self.parser.add_label(label)
-        self._predictor = None
-        return 1
+    def _label_list(self) -> List[str]:
+        return self.parser.inter.labels
 
     @staticmethod
     def _sentences(doc: Doc):
@@ -125,12 +116,7 @@ class FragmentParser(GraphComponent):
             tags = self._tags(tagged)
             pos = [t.pos_ for t in (pred if pred.has_annotation("POS") else ref)]
             words = [t.text for t in ref]
-            for sent in ref.sents:
-                s, e = sent.start, sent.end
-                gold = [t.head.i - s if t.head.i != t.i else -1 for t in sent]
-                if any(h < -1 or h >= e - s for h in gold):
-                    continue
-                deps = [t.dep_ for t in sent]
+            for s, e, gold, deps in gold_sentences(eg):
                 right = self.parser.update_sentence(words[s:e], tags[s:e], pos[s:e], gold, deps)
                 losses[self.name] += max(0, (e - s) - right)
         self._predictor = None

@@ -1,16 +1,15 @@
-"""The `joint_sbd_parser` component: sentence boundaries and dependency trees of a whole Doc.
+"""The `joint_sbd_parser` component: sentence boundaries and dependency trees of a whole Doc
+(bjorkelund2016: ArcStandard + SWAP + SB over the entire document, beam search, §2–§4).
 
-It adapts Docs to the transition engine (`spacy_joint_sbd.transition`, which knows nothing about
-spaCy): token attributes come from the Doc as spaCy computed or PREDICTED them (a tagger earlier in
-the pipeline supplies TAG; gold tags are never read), gold trees and boundaries come from
-`Example.reference` during `update` only.
+The component owns the spaCy side only: configuration, labels, `update` from Examples and
+serialization. Docs become engine inputs in `doc_encoding` (token attributes as spaCy computed or
+PREDICTED them; gold trees and boundaries come from `Example.reference` during `update` only), and
+the search itself runs in `spacy_joint_sbd.transition`.
 """
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
-import numpy
 import srsly
 from spacy import util
-from spacy.attrs import DEP, HEAD, IDS, SENT_START
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
@@ -19,8 +18,8 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
 from ..scoring import score_examples
-from ..transition import STRATEGIES, EngineDoc, Parse, TransitionParser, n_classes_for
-from ..transition.records import record_attrs
+from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
+from .doc_encoding import check_attrs, engine_doc, gold_engine_doc, set_parse
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -28,15 +27,7 @@ DEFAULT_MODEL_CONFIG = """
 n_rows = 131072
 """
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
-DEFAULT_ATTRS = ["NORM", "TAG", "SHAPE", "PREFIX", "SUFFIX"]
 LEARNERS = ("pa", "perceptron")
-
-
-class _TokenStrings:
-    """What `record_attrs` reads of a document (feature_encoding = "plain")."""
-
-    def __init__(self, words: List[str], xpos: List[str], upos: List[str]) -> None:
-        self.words, self.xpos, self.upos = words, xpos, upos
 
 
 @Language.factory(
@@ -49,9 +40,8 @@ class _TokenStrings:
         "sb_oracle": "early",
         "learner": "pa",
         "pa_c": 1.0,
-        "attrs": DEFAULT_ATTRS,
+        "attrs": list(DEFAULT_ATTRS),
         "document_level": True,
-        "feature_encoding": "spacy",
         "scorer": {"@scorers": "spacy_joint_sbd.joint_scorer.v1"},
     },
     default_score_weights={"sents_f": 0.5, "dep_las": 0.5, "dep_uas": 0.0, "sents_p": None, "sents_r": None},
@@ -67,7 +57,6 @@ def make_joint_sbd_parser(
     pa_c: float,
     attrs: List[str],
     document_level: bool,
-    feature_encoding: str,
     scorer: Optional[Callable],
 ) -> "JointSBDParser":
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
@@ -79,13 +68,10 @@ def make_joint_sbd_parser(
     attrs: token attributes that feed the features (spaCy attribute names, e.g. NORM, TAG, SHAPE).
     document_level: True predicts boundaries and trees for the whole Doc; False keeps the Doc's
         existing sentence boundaries and parses within them (the paper's GOLD / REPARSED parser).
-    feature_encoding: how attribute strings become feature ids: `spacy` (the Doc's own attribute
-        hashes, as `spacy train` uses) or `plain` (the engine's `record_attrs` over each token's text
-        and tag: what models trained outside spaCy on `DocRecord`s, e.g. the replication's, expect).
     """
     return JointSBDParser(nlp.vocab, model, name, beam_width=beam_width, update=update, sb_oracle=sb_oracle,
                           learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level,
-                          feature_encoding=feature_encoding, scorer=scorer)
+                          scorer=scorer)
 
 
 @util.registry.scorers("spacy_joint_sbd.joint_scorer.v1")
@@ -108,30 +94,27 @@ class JointSBDParser(TrainablePipe):
         pa_c: float = 1.0,
         attrs: Sequence[str] = tuple(DEFAULT_ATTRS),
         document_level: bool = True,
-        feature_encoding: str = "spacy",
         scorer: Optional[Callable] = score_examples,
     ) -> None:
-        if update not in STRATEGIES:
-            raise ValueError(f"[{name}] update must be one of {', '.join(STRATEGIES)}, got {update!r}")
+        if update not in UPDATES:
+            raise ValueError(f"[{name}] update must be one of {', '.join(UPDATES)}, got {update!r}")
         if sb_oracle not in ("early", "late"):
             raise ValueError(f"[{name}] sb_oracle must be 'early' or 'late', got {sb_oracle!r}")
         if learner not in LEARNERS:
             raise ValueError(f"[{name}] learner must be one of {', '.join(LEARNERS)}, got {learner!r}")
-        if feature_encoding not in ("spacy", "plain"):
-            raise ValueError(f"[{name}] feature_encoding must be 'spacy' or 'plain', got {feature_encoding!r}")
         if beam_width < 1:
             raise ValueError(f"[{name}] beam_width must be >= 1, got {beam_width}")
-        unknown = [a for a in attrs if a.upper() not in IDS]
-        if not attrs or unknown:
-            raise ValueError(f"[{name}] unknown token attributes {unknown}; use spaCy names like NORM, TAG, SHAPE")
+        try:
+            attrs = check_attrs(attrs)
+        except ValueError as e:
+            raise ValueError(f"[{name}] {e}") from None
         self.vocab = vocab
         self.model = model
         self.name = name
         self.scorer = scorer
         self.cfg: Dict = {
             "labels": [], "beam_width": beam_width, "update": update, "sb_oracle": sb_oracle,
-            "learner": learner, "pa_c": pa_c, "attrs": [a.upper() for a in attrs],
-            "document_level": document_level, "feature_encoding": feature_encoding,
+            "learner": learner, "pa_c": pa_c, "attrs": attrs, "document_level": document_level,
         }
         self._parser: Optional[TransitionParser] = None
         self._trained = False  # updates since the last load: predict with averaged weights
@@ -157,7 +140,7 @@ class JointSBDParser(TrainablePipe):
         parser = TransitionParser(
             self.cfg["labels"], attrs=attrs, word=word, tag=tag, n_rows=self.model.attrs["n_rows"],
             learner=self.cfg["learner"], pa_c=self.cfg["pa_c"], sb_oracle=self.cfg["sb_oracle"],
-            mode="joint" if self.cfg["document_level"] else "sentence",
+            document_level=self.cfg["document_level"],
         )
         if not self.model.has_dim("nO") or self.model.get_dim("nO") is None:
             self.model.set_dim("nO", parser.n_classes)
@@ -190,84 +173,17 @@ class JointSBDParser(TrainablePipe):
         self._bind()
         self._trained = False
 
-    def use_parser(self, parser: TransitionParser) -> None:
-        """Adopt a `TransitionParser` trained outside spaCy (e.g. by the replication scripts): its
-        labels, attributes, mode and averaged weights. Its table must have the model's `n_rows`."""
-        if parser.cfg["n_rows"] != self.model.attrs["n_rows"]:
-            raise ValueError(f"[{self.name}] the parser has {parser.cfg['n_rows']} hash rows, the model "
-                             f"{self.model.attrs['n_rows']}")
-        self.cfg.update(labels=list(parser.cfg["labels"]), attrs=list(parser.cfg["attrs"]),
-                        learner=parser.cfg["learner"], pa_c=parser.cfg["pa_c"], sb_oracle=parser.cfg["sb_oracle"],
-                        document_level=parser.cfg["mode"] == "joint")
-        self._parser = self._build_parser()
-        if self._parser.cfg != parser.cfg:
-            raise ValueError(f"[{self.name}] cannot reproduce the parser's configuration {parser.cfg}")
-        self._parser.set_params({"W": parser.weights.averaged()})
-        self._bind()
-        self._trained = False
-
-    # --------------------------------------------------------------------- docs ⇄ engine
-    def _attr_ids(self) -> List[int]:
-        return [IDS[a] for a in self.cfg["attrs"]]
-
-    def _engine_doc(self, doc: Doc) -> EngineDoc:
-        if self.cfg.get("feature_encoding", "spacy") == "plain":
-            tokens = _TokenStrings([t.text for t in doc], [t.tag_ for t in doc], [t.pos_ for t in doc])
-            attrs = record_attrs(tokens, self.cfg["attrs"])
-        else:
-            ids = self._attr_ids()
-            attrs = numpy.ascontiguousarray(doc.to_array(ids).reshape((len(doc), len(ids))), dtype=numpy.uint64)
-        starts = None
-        if not self.cfg["document_level"]:
-            starts = numpy.asarray([i == 0 or t.is_sent_start is True for i, t in enumerate(doc)], dtype=bool)
-        return EngineDoc(attrs=attrs, sent_starts=starts)
-
-    def _gold_engine_doc(self, eg: Example) -> Optional[EngineDoc]:
-        """Features from the predicted doc, gold heads / labels / boundaries from the reference."""
-        doc = self._engine_doc(eg.predicted)
-        ref = eg.reference
-        n = len(eg.predicted)
-        if n == 0:
-            return None
-        if len(ref) == n and all(a.text == b.text for a, b in zip(eg.predicted, ref)):
-            heads = [t.head.i for t in ref]
-            deps = [t.dep_ for t in ref]
-            starts = [i == 0 or bool(t.is_sent_start) for i, t in enumerate(ref)]
-        else:  # different tokenization: project the gold tree through the alignment
-            aligned_heads, aligned_deps = eg.get_aligned_parse(projectivize=False)
-            if any(h is None for h in aligned_heads):
-                return None
-            heads, deps = list(aligned_heads), list(aligned_deps)
-            starts = [i == 0 or bool(s) for i, s in enumerate(eg.get_aligned_sent_starts())]
-        doc.heads = numpy.asarray([-1 if h == i else h for i, h in enumerate(heads)], dtype=numpy.int32)
-        doc.labels = numpy.asarray(self.parser.labels.encode_all(["root" if d == "ROOT" else d for d in deps]),
-                                   dtype=numpy.int32)
-        doc.sent_starts = numpy.asarray(starts, dtype=bool)
-        return doc
-
     # ------------------------------------------------------------------------ prediction
     def predict(self, docs: Iterable[Doc]) -> List[Parse]:
         docs = list(docs)
         parser = self.parser
-        engine_docs = [self._engine_doc(d) for d in docs]
+        engine_docs = [engine_doc(d, self.cfg["attrs"], self.cfg["document_level"]) for d in docs]
         return parser.parse(engine_docs, beam_width=self.cfg["beam_width"], use_averages=self._trained)
 
     def set_annotations(self, docs: Iterable[Doc], parses: List[Parse]) -> None:
         labels = self.parser.labels
-        strings = self.vocab.strings
-        label_hashes = [strings.add("ROOT" if lab == "root" else lab) for lab in labels.labels]
         for doc, parse in zip(docs, parses):
-            n = len(doc)
-            if n == 0:
-                continue
-            idx = numpy.arange(n, dtype=numpy.int64)
-            heads = numpy.where(parse.heads < 0, idx, parse.heads.astype(numpy.int64))
-            arr = numpy.zeros((n, 3), dtype=numpy.uint64)
-            arr[:, 0] = (heads - idx).astype(numpy.uint64)  # HEAD is relative, two's complement
-            arr[:, 1] = numpy.asarray([label_hashes[i] for i in parse.labels], dtype=numpy.uint64)
-            arr[:, 2] = numpy.where(parse.sent_starts, 1, -1).astype(numpy.int64).astype(numpy.uint64)
-            arr[0, 2] = 1
-            doc.from_array([HEAD, DEP, SENT_START], arr)
+            set_parse(doc, parse, labels)
 
     # -------------------------------------------------------------------------- training
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
@@ -280,9 +196,11 @@ class JointSBDParser(TrainablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "JointSBDParser.update")
-        docs = [d for d in (self._gold_engine_doc(eg) for eg in examples) if d is not None]
+        parser = self.parser
+        gold = (gold_engine_doc(eg, parser.labels, self.cfg["attrs"], self.cfg["document_level"]) for eg in examples)
+        docs = [d for d in gold if d is not None]
         if docs:
-            stats = self.parser.train_epoch(docs, strategy=self.cfg["update"], beam_width=self.cfg["beam_width"])
+            stats = parser.train_epoch(docs, update=self.cfg["update"], beam_width=self.cfg["beam_width"])
             self._trained = True
             self.last_epoch_stats = stats
             losses[self.name] += stats["violations"]

@@ -1,4 +1,5 @@
-"""C states of the ArcStandard+SWAP+SB system (Goldberg, Zhao & Huang 2013 style).
+"""C states of the ArcStandard+SWAP+SB system (bjorkelund2016 §2, last paragraph before Table 1:
+back-pointer states after Goldberg, Zhao & Huang 2013).
 
 A `StateC` is immutable once built and points back to the state it came from (`prev`), recording
 only the arc / boundary its own move added: the full arc set is recovered at the end by following
@@ -173,3 +174,20 @@ cdef inline bint buffer_empty(const StateC* s, int n) noexcept nogil:
 
 cdef inline bint is_final(const StateC* s, int n) noexcept nogil:
     return s.buf is NULL and s.next_tok > n and s.stack_len == 1
+
+
+cdef inline void read_arcs(const StateC* s, int* heads, int* labels, unsigned char* starts) noexcept nogil:
+    """The one arc reader: write the arcs and boundaries made by `s` and all its ancestors.
+
+    heads[child] = head and labels[child] = label id for every arc, starts[t] = 1 for every SB
+    made at token t; arrays are indexed by engine token number (size n + 1). Entries no move
+    wrote keep the caller's initial values (bjorkelund2016 §2: A and S are recovered by following
+    back-pointers, not stored in the states).
+    """
+    while s is not NULL:
+        if s.arc_child > 0:
+            heads[s.arc_child] = s.arc_head
+            labels[s.arc_child] = s.arc_label
+        if s.sb > 0:
+            starts[s.sb] = 1
+        s = s.prev

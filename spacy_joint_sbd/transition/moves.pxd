@@ -2,20 +2,26 @@ from ._state cimport StateC
 
 
 cdef enum:
+    # Move types: the rows of Figure 2 (bjorkelund2016). Index `valid[N_MOVES]` with them.
     SHIFT = 0
     SWAP = 1
     SB = 2
-    LEFT = 3      # first LEFTARC class; LEFTARC(l) = LEFT + l, RIGHTARC(l) = LEFT + n_labels + l
-    N_MOVES = 5   # move types: SHIFT, SWAP, SB, LEFTARC, RIGHTARC
+    LEFTARC = 3
+    RIGHTARC = 4
+    N_MOVES = 5
+    # Class ids: SHIFT, SWAP and SB have one class each (class id = move id); then one class per
+    # label for LEFTARC(l) = FIRST_ARC + l, and for RIGHTARC(l) = FIRST_ARC + n_labels + l.
+    FIRST_ARC = 3
 
 
 cdef struct DocC:
     int n
     int n_labels
-    const char* fixed_starts   # NULL: joint mode; else 1-based flags (size n + 2), sentence mode
+    const char* fixed_starts   # NULL: SB predicted; else flags by engine token number 1..n (size n + 2)
 
 
 cdef int move_of(int clas, int n_labels) noexcept nogil
-cdef int label_of(int clas, int n_labels) noexcept nogil
+cdef int class_of(int move, int label, int n_labels) noexcept nogil
 cdef void valid_moves(const StateC* s, const DocC* doc, bint* valid) noexcept nogil
 cdef StateC* apply_move(StateC* prev, int clas, const DocC* doc) noexcept nogil
+cdef bytes set_doc(DocC* doc, int n, int n_labels, object fixed_starts)

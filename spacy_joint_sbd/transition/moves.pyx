@@ -1,10 +1,12 @@
 # cython: infer_types=True, binding=True
-"""The moves of ArcStandard + SWAP + SB over a whole document (bjorkelund2016, §2, Figure 2).
+"""The moves of ArcStandard + SWAP + SB over a whole document (bjorkelund2016 §2, Figure 2).
 
 A configuration is (σ, β, A, S): stack, buffer, arcs, sentence boundaries. Token 0 is the single
 artificial root of the document; each predicted sentence's root is attached to it by RIGHTARC.
 
-Classes: SHIFT = 0, SWAP = 1, SB = 2, LEFTARC(l) = 3 + l, RIGHTARC(l) = 3 + L + l for L labels.
+Move types (the enum in `moves.pxd`, `Move` in Python): SHIFT, SWAP, SB, LEFTARC, RIGHTARC.
+Classes: SHIFT, SWAP and SB are classes 0, 1, 2; LEFTARC(l) = 3 + l and RIGHTARC(l) = 3 + L + l
+for L labels (`class_of`, `move_of`, `label_of`; `n_classes_for(L)` = 3 + 2L).
 
 Each move is a class whose docstring states its Validity and Action (spaCy's arc_eager style).
 Two preconditions beyond Figure 2 make "exactly one root per predicted sentence" hold (Figure 2
@@ -13,29 +15,78 @@ alone lets RIGHTARC attach two tokens of one sentence to the root): RIGHTARC wit
 the next move must be SB (late boundary) unless SB was already made (early boundary). Both are
 satisfied by every gold sequence, early or late. SWAP also needs s1 ≠ root (Nivre 2009: 0 < s1).
 
-Sentence-level mode (`DocC.fixed_starts` set: boundaries given): SB is valid only at a given
-sentence start and SHIFT may not pass one without it; RIGHTARC to the root needs the sentence to
-be complete (β empty, or b0 a given start).
+Boundaries given (`document_level=False` upstream; `DocC.fixed_starts` set): SB is valid only at
+a given sentence start and SHIFT may not pass one without it; RIGHTARC to the root needs the
+sentence to be complete (β empty, or b0 a given start).
 """
-from libc.stdlib cimport free
+from enum import IntEnum
 
-from ._state cimport (NodeC, StateC, buffer_at, buffer_empty, is_final, node_add_child,
-                      node_copy, node_decref, node_new, state_child, state_decref, state_init)
+import numpy
 
-MOVE_NAMES = ("SHIFT", "SWAP", "SB", "LEFTARC", "RIGHTARC")
+from ._state cimport (NodeC, StateC, buffer_at, buffer_empty, node_add_child, node_copy,
+                      node_decref, node_new, state_child)
+
+Move = IntEnum("Move", [("SHIFT", SHIFT), ("SWAP", SWAP), ("SB", SB), ("LEFTARC", LEFTARC),
+                        ("RIGHTARC", RIGHTARC)])
+MOVE_NAMES = tuple(move.name for move in Move)
+
+
+def n_classes_for(int n_labels) -> int:
+    """Transition classes for `n_labels` labels: SHIFT, SWAP, SB, then LEFTARC and RIGHTARC per label."""
+    return FIRST_ARC + 2 * n_labels
+
+
+def move_name(int clas, int n_labels) -> str:
+    """The move type of class `clas` ("SHIFT", "SWAP", "SB", "LEFTARC" or "RIGHTARC")."""
+    return MOVE_NAMES[move_of(clas, n_labels)]
 
 
 cdef int move_of(int clas, int n_labels) noexcept nogil:
-    """Move type (0..4: SHIFT, SWAP, SB, LEFTARC, RIGHTARC) of a class id."""
-    if clas < LEFT:
+    """Move type (SHIFT, SWAP, SB, LEFTARC or RIGHTARC) of a class id."""
+    if clas < FIRST_ARC:
         return clas
-    return 3 if clas < LEFT + n_labels else 4
+    return LEFTARC if clas < FIRST_ARC + n_labels else RIGHTARC
 
 
 cdef int label_of(int clas, int n_labels) noexcept nogil:
-    if clas < LEFT:
+    """Label id of an arc class; -1 for SHIFT, SWAP and SB."""
+    if clas < FIRST_ARC:
         return -1
-    return (clas - LEFT) % n_labels
+    return (clas - FIRST_ARC) % n_labels
+
+
+cdef int class_of(int move, int label, int n_labels) noexcept nogil:
+    """Class id of a move type with a label (the label is ignored for SHIFT, SWAP and SB)."""
+    if move == LEFTARC:
+        return FIRST_ARC + label
+    if move == RIGHTARC:
+        return FIRST_ARC + n_labels + label
+    return move
+
+
+cdef bytes set_doc(DocC* doc, int n, int n_labels, object fixed_starts):
+    """Fill `doc` for a document of n tokens; the one place where `fixed_starts` is converted.
+
+    fixed_starts: None (SB is predicted) or a length-n sequence of bools, 0-based (True = token i
+    starts a sentence; the first token always does). Returns the engine flags (by token number
+    1..n, size n + 2) that `doc.fixed_starts` points into, or None: the caller keeps the returned
+    object alive as long as it uses `doc`.
+    """
+    doc.n = n
+    doc.n_labels = n_labels
+    doc.fixed_starts = NULL
+    if fixed_starts is None:
+        return None
+    given = numpy.asarray(fixed_starts, dtype=bool)
+    if given.shape != (n,):
+        raise ValueError(f"fixed_starts has shape {given.shape}, document has {n} tokens")
+    flags = numpy.zeros((n + 2,), dtype=numpy.uint8)
+    flags[1:n + 1] = given
+    if n:
+        flags[1] = 1
+    cdef bytes out = flags.tobytes()
+    doc.fixed_starts = out
+    return out
 
 
 cdef inline bint swapped(const StateC* s) noexcept nogil:
@@ -59,8 +110,8 @@ cdef class Shift:
     """SHIFT: (σ, b0|β, A, S) ⇒ (σ|b0, β, A, S).
 
     Validity: β non-empty ∧ (b0 ≠ LAST(S) ∨ |σ| = 1 ∨ SWAPPED(β)) (Figure 2), and |σ| = 1 ⇒
-        b0 = LAST(S) (a sentence whose root is attached is closed). Sentence mode: b0 is not a
-        given sentence start still missing its SB.
+        b0 = LAST(S) (a sentence whose root is attached is closed). Boundaries given: b0 is not
+        a given sentence start still missing its SB.
     Action: push b0 (a swapped cell keeps its children) onto the stack.
     """
 
@@ -116,7 +167,7 @@ cdef class Swap:
 cdef class SentenceBoundary:
     """SB: (σ, b0|β, A, S) ⇒ (σ, b0|β, A, S ∪ {b0}).
 
-    Validity: β non-empty ∧ LAST(S) < b0 ∧ ¬SWAPPED(β). Sentence mode: b0 is a given start.
+    Validity: β non-empty ∧ LAST(S) < b0 ∧ ¬SWAPPED(β). Boundaries given: b0 is a given start.
     Action: LAST(S) := b0 (only the last boundary is kept in the state; S is recovered from the
         back-pointers).
     """
@@ -161,8 +212,8 @@ cdef class LeftArc:
 cdef class RightArc:
     """RIGHTARC(l): (σ|s1|s0, β, A, S) ⇒ (σ|s1, β, A ∪ {s1 -l→ s0}, S).
 
-    Validity: |σ| ≥ 2; if s1 = root (s0 becomes a sentence root): ¬SWAPPED(β) and, in sentence
-        mode, the sentence is complete (β empty or b0 a given start).
+    Validity: |σ| ≥ 2; if s1 = root (s0 becomes a sentence root): ¬SWAPPED(β) and, with
+        boundaries given, the sentence is complete (β empty or b0 a given start).
     Action: pop s0, attach it to s1 with label l.
     """
 
@@ -189,12 +240,12 @@ cdef class RightArc:
 
 
 cdef void valid_moves(const StateC* s, const DocC* doc, bint* valid) noexcept nogil:
-    """valid[m] for the five move types m (SHIFT, SWAP, SB, LEFTARC, RIGHTARC)."""
-    valid[0] = Shift.is_valid(s, doc)
-    valid[1] = Swap.is_valid(s, doc)
-    valid[2] = SentenceBoundary.is_valid(s, doc)
-    valid[3] = LeftArc.is_valid(s, doc)
-    valid[4] = RightArc.is_valid(s, doc)
+    """valid[m] for every move type m (`valid` has N_MOVES slots, indexed by SHIFT … RIGHTARC)."""
+    valid[SHIFT] = Shift.is_valid(s, doc)
+    valid[SWAP] = Swap.is_valid(s, doc)
+    valid[SB] = SentenceBoundary.is_valid(s, doc)
+    valid[LEFTARC] = LeftArc.is_valid(s, doc)
+    valid[RIGHTARC] = RightArc.is_valid(s, doc)
 
 
 cdef StateC* apply_move(StateC* prev, int clas, const DocC* doc) noexcept nogil:
@@ -205,121 +256,14 @@ cdef StateC* apply_move(StateC* prev, int clas, const DocC* doc) noexcept nogil:
         s.buf.refs += 1
     s.clas = clas
     cdef int move = move_of(clas, doc.n_labels)
-    if move == 0:
+    if move == SHIFT:
         Shift.transition(s)
-    elif move == 1:
+    elif move == SWAP:
         Swap.transition(s)
-    elif move == 2:
+    elif move == SB:
         SentenceBoundary.transition(s, doc)
-    elif move == 3:
+    elif move == LEFTARC:
         LeftArc.transition(s, label_of(clas, doc.n_labels))
     else:
         RightArc.transition(s, label_of(clas, doc.n_labels))
     return s
-
-
-cdef class StateClass:
-    """Python view of one derivation, for tests and debugging (not used on hot paths).
-
-    StateClass(n, n_labels=1, fixed_starts=None); tokens are 1..n, root 0.
-    """
-    cdef StateC* c
-    cdef DocC doc
-    cdef bytes _starts
-
-    def __init__(self, int n, int n_labels=1, fixed_starts=None):
-        self.doc.n = n
-        self.doc.n_labels = n_labels
-        if fixed_starts is not None:
-            flags = [0] * (n + 2)
-            for i in fixed_starts:
-                flags[i] = 1
-            self._starts = bytes(flags)
-            self.doc.fixed_starts = self._starts
-        else:
-            self.doc.fixed_starts = NULL
-        self.c = state_init(n)
-        self.c.refs = 1
-
-    def __dealloc__(self):
-        if self.c is not NULL:
-            state_decref(self.c)
-
-    def clas(self, str move, int label=0) -> int:
-        index = MOVE_NAMES.index(move)
-        if index < 3:
-            return index
-        return LEFT + label + (self.doc.n_labels if index == 4 else 0)
-
-    def is_valid(self, str move) -> bool:
-        cdef bint valid[5]
-        valid_moves(self.c, &self.doc, valid)
-        return bool(valid[MOVE_NAMES.index(move)])
-
-    def valid(self):
-        cdef bint valid[5]
-        valid_moves(self.c, &self.doc, valid)
-        return [name for i, name in enumerate(MOVE_NAMES) if valid[i]]
-
-    def apply(self, str move, int label=0, bint check=True):
-        if check and not self.is_valid(move):
-            raise ValueError(f"{move} is not valid in {self}")
-        self.apply_clas(self.clas(move, label))
-        return self
-
-    def apply_clas(self, int clas):
-        cdef StateC* s = apply_move(self.c, clas, &self.doc)
-        s.refs = 1
-        state_decref(self.c)  # s holds the back-pointer reference
-        self.c = s
-
-    @property
-    def stack(self):
-        out = []
-        cdef NodeC* node = self.c.stack
-        while node is not NULL:
-            out.append(node.tok)
-            node = node.next
-        return out[::-1]
-
-    @property
-    def buffer(self):
-        out = []
-        cdef int i = 0
-        while buffer_at(self.c, i, self.doc.n) >= 0:
-            out.append(buffer_at(self.c, i, self.doc.n))
-            i += 1
-        return out
-
-    @property
-    def last_sb(self):
-        return self.c.last_sb
-
-    @property
-    def swapped(self):
-        return self.c.n_swapped > 0
-
-    @property
-    def is_final(self):
-        return is_final(self.c, self.doc.n)
-
-    def arcs(self):
-        """(heads, labels, starts) over tokens 1..n (index 0 unused), read by back-pointers."""
-        n = self.doc.n
-        heads = [-1] * (n + 1)
-        labels = [-1] * (n + 1)
-        starts = [False] * (n + 1)
-        if n:
-            starts[1] = True
-        cdef const StateC* s = self.c
-        while s is not NULL:
-            if s.arc_child > 0:
-                heads[s.arc_child] = s.arc_head
-                labels[s.arc_child] = s.arc_label
-            if s.sb > 0:
-                starts[s.sb] = True
-            s = s.prev
-        return heads, labels, starts
-
-    def __repr__(self):
-        return f"<State stack={self.stack} buffer={self.buffer} LAST(S)={self.c.last_sb}>"

@@ -8,13 +8,18 @@ components (MPCs), i.e. swap as late as possible; otherwise SHIFT. Sentences are
 EARLY as possible (as soon as b0 starts the next sentence; the default, found better in the paper)
 or as LATE as possible (once the stack is reduced to the root).
 
-Inputs use the engine's numbering: tokens 1..n, heads[i] in 0..n (0 = the artificial root),
-labels[i] a label id, starts[i] != 0 for sentence-initial tokens (starts[1] is implied).
+The gold tree uses the engine's numbering: tokens 1..n, heads[i] in 0..n (0 = the artificial
+root), labels[i] a label id, starts[i] != 0 for sentence-initial tokens (starts[1] is implied);
+`engine_doc.to_engine_numbering(doc)` builds them from an `EngineDoc`. `fixed_starts` (boundaries
+given) uses the library's one convention: None, or n bools, 0-based (e.g. `EngineDoc.sent_starts`).
 """
 import numpy
 
-from ._state cimport StateC, buffer_at, buffer_empty, is_final, state_decref, state_init
-from .moves cimport LEFT, DocC, apply_move, move_of, valid_moves
+from ._state cimport StateC, buffer_at, is_final, state_decref, state_init
+from .moves cimport (LEFTARC, N_MOVES, RIGHTARC, SB, SHIFT, SWAP, DocC, apply_move, class_of,
+                     set_doc, valid_moves)
+
+from .moves import MOVE_NAMES
 
 
 class OracleError(ValueError):
@@ -82,10 +87,12 @@ def mpc_roots(heads, starts, int n):
 
 def oracle_actions(heads_in, labels_in, starts_in, int n_labels, bint late=False,
                    fixed_starts=None):
-    """Gold class sequence for one document (engine numbering, see module docstring).
+    """Gold class sequence for one document (gold tree in engine numbering, see module docstring).
 
+    late: join sentences by SB as late as possible (default: as early as possible).
+    fixed_starts: None (SB predicted) or n bools, 0-based: the given boundaries, under which every
+        move must be valid (normally the gold ones, e.g. `EngineDoc.sent_starts`).
     Raises OracleError if the tree is not derivable or an oracle move would be illegal.
-    fixed_starts: run in sentence-level mode (boundaries given) — pass the same starts.
     """
     cdef int n = len(heads_in) - 1
     heads = [int(h) for h in heads_in]
@@ -112,17 +119,12 @@ def oracle_actions(heads_in, labels_in, starts_in, int n_labels, bint late=False
     attached = [0] * (n + 1)
 
     cdef DocC doc
-    doc.n = n
-    doc.n_labels = n_labels
-    cdef bytes starts_bytes = bytes(starts)
-    doc.fixed_starts = NULL
-    if fixed_starts is not None:
-        doc.fixed_starts = starts_bytes
+    cdef bytes flags = set_doc(&doc, n, n_labels, fixed_starts)  # keeps doc.fixed_starts alive
     cdef StateC* s = state_init(n)
     s.refs = 1
     cdef StateC* nxt
-    cdef bint valid[5]
-    cdef int s0, s1, b0, clas, move
+    cdef bint valid[N_MOVES]
+    cdef int s0, s1, b0, clas, move, label
     out = []
     try:
         while not is_final(s, n):
@@ -130,25 +132,26 @@ def oracle_actions(heads_in, labels_in, starts_in, int n_labels, bint late=False
             b0 = buffer_at(s, 0, n)
             s0 = s.stack.tok
             s1 = s.stack.next.tok if s.stack_len >= 2 else -1
+            label = 0
             if b0 > 0 and starts[b0] and s.last_sb < b0 and s.n_swapped == 0 and (
                     not late or s.stack_len == 1):
-                clas = 2
+                move = SB
             elif s.stack_len >= 3 and heads[s1] == s0 and attached[s1] == n_kids[s1]:
-                clas = LEFT + labels[s1]
+                move, label = LEFTARC, labels[s1]
             elif s.stack_len >= 2 and heads[s0] == s1 and attached[s0] == n_kids[s0]:
-                clas = LEFT + n_labels + labels[s0]
+                move, label = RIGHTARC, labels[s0]
             elif s.stack_len >= 3 and proj[s0] < proj[s1] and (b0 < 0 or mpc[s0] != mpc[b0]):
-                clas = 1
+                move = SWAP
             else:
-                clas = 0
-            move = move_of(clas, n_labels)
+                move = SHIFT
             if not valid[move]:
-                raise OracleError(
-                    f"oracle move {move} invalid at step {len(out)} (stack top {s0}, b0 {b0})")
-            if move == 3:
+                raise OracleError(f"oracle move {MOVE_NAMES[move]} invalid at step {len(out)} "
+                                  f"(stack top {s0}, b0 {b0})")
+            if move == LEFTARC:
                 attached[s0] += 1
-            elif move == 4:
+            elif move == RIGHTARC:
                 attached[s1] += 1
+            clas = class_of(move, label, n_labels)
             out.append(clas)
             nxt = apply_move(s, clas, &doc)
             nxt.refs = 1
@@ -159,48 +162,3 @@ def oracle_actions(heads_in, labels_in, starts_in, int n_labels, bint late=False
     finally:
         state_decref(s)
     return numpy.asarray(out, dtype=numpy.int32)
-
-
-def replay(int n, int n_labels, actions, fixed_starts=None):
-    """Apply a class sequence from the initial state, checking each move's validity.
-
-    Returns (heads, labels, starts, final) in engine numbering (index 0 unused; heads 0 = root;
-    -1 = unattached), or raises OracleError at the first invalid move.
-    """
-    cdef DocC doc
-    doc.n = n
-    doc.n_labels = n_labels
-    doc.fixed_starts = NULL
-    cdef bytes flags
-    if fixed_starts is not None:
-        flags = bytes([0] + [1 if f else 0 for f in list(fixed_starts)[1:n + 1]] + [0])
-        doc.fixed_starts = flags
-    heads = numpy.full((n + 1,), -1, dtype=numpy.int32)
-    labels = numpy.full((n + 1,), -1, dtype=numpy.int32)
-    starts = numpy.zeros((n + 1,), dtype=bool)
-    if n:
-        starts[1] = True
-    cdef StateC* s = state_init(n)
-    s.refs = 1
-    cdef StateC* nxt
-    cdef bint valid[5]
-    cdef int step = 0
-    try:
-        for clas in actions:
-            valid_moves(s, &doc, valid)
-            if not valid[move_of(clas, n_labels)]:
-                raise OracleError(f"move {clas} invalid at step {step}")
-            nxt = apply_move(s, clas, &doc)
-            nxt.refs = 1
-            if nxt.arc_child > 0:
-                heads[nxt.arc_child] = nxt.arc_head
-                labels[nxt.arc_child] = nxt.arc_label
-            if nxt.sb > 0:
-                starts[nxt.sb] = True
-            state_decref(s)
-            s = nxt
-            step += 1
-        final = is_final(s, n)
-    finally:
-        state_decref(s)
-    return heads, labels, starts, final

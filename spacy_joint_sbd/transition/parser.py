@@ -1,15 +1,16 @@
 """`TransitionParser`: the Python API the spaCy component calls (no spaCy imports here).
 
     parser = TransitionParser(labels, attrs=("NORM", "TAG", "SHAPE", "PREFIX", "SUFFIX"))
-    docs = parser.encode(records)                        # or EngineDoc(...) built from Docs
-    stats = parser.train_epoch(docs, strategy="dlaso", beam_width=20)
+    docs = [EngineDoc(attrs, heads, label_ids, sent_starts), ...]  # pipeline.doc_encoding builds them
+    stats = parser.train_epoch(docs, update="dlaso", beam_width=20)
     parses = parser.parse(docs, beam_width=20)           # averaged weights by default
     parses[0].heads, parses[0].labels, parses[0].sent_starts
 
-Modes: "joint" (SB predicted; bjorkelund2016) or "sentence" (boundaries given by each doc's
-sent_starts: the GOLD pipeline parser / re-parsing). Learners: "pa" (PA-I with aggressiveness C,
-the default, as in the paper §4) or "perceptron". Both average their weights; `parse` uses the
-averaged weights unless told otherwise.
+`document_level=True` (the default): SB is predicted, sentence boundaries and trees jointly
+(bjorkelund2016 §2); False: boundaries are given by each doc's sent_starts (the GOLD pipeline
+parser / re-parsing). Updates (§3): "greedy", "early", "max_violation", "dlaso" (`UPDATES`).
+Learners: "pa" (PA-I with aggressiveness C, the default, as in the paper §4) or "perceptron".
+Both average their weights; `parse` uses the averaged weights unless told otherwise.
 """
 import json
 import random
@@ -21,10 +22,11 @@ import numpy
 
 from ..learn.learners import make_learner
 from ..learn.weights import HashedWeights
+from .beam import Engine
 from .labels import LabelSet
 from .oracle import oracle_actions
-from .records import DEFAULT_ATTRS, EngineDoc, encode_records, to_engine_numbering
-from .search import STRATEGIES, Engine
+from .engine_doc import DEFAULT_ATTRS, EngineDoc, to_engine_numbering
+from .updates import UPDATES
 
 
 @dataclass
@@ -38,6 +40,16 @@ class Parse:
 
 
 class TransitionParser:
+    """A transition model over `EngineDoc`s: labels, attribute columns, `Engine`, learner.
+
+    labels: dependency labels (or a `LabelSet`). attrs: the attribute columns of
+    `EngineDoc.attrs`; word / tag name the two with those roles, `extra` the rest used by the extra
+    feature block (default: all others). n_rows: rows of the hashed weight table. learner: "pa"
+    (with aggressiveness `pa_c`) or "perceptron". sb_oracle: SB "early" or "late" in the oracle
+    (§2, Table 1). document_level: True to predict boundaries (SB), False to keep each doc's
+    sent_starts.
+    """
+
     def __init__(
         self,
         labels: Sequence[str],
@@ -49,12 +61,12 @@ class TransitionParser:
         learner: str = "pa",
         pa_c: float = 1.0,
         sb_oracle: str = "early",
-        mode: str = "joint",
+        document_level: bool = True,
     ):
         if sb_oracle not in ("early", "late"):
             raise ValueError(f"sb_oracle must be 'early' or 'late', got {sb_oracle!r}")
-        if mode not in ("joint", "sentence"):
-            raise ValueError(f"mode must be 'joint' or 'sentence', got {mode!r}")
+        if not isinstance(document_level, bool):
+            raise ValueError(f"document_level must be True or False, got {document_level!r}")
         self.labels = labels if isinstance(labels, LabelSet) else LabelSet(labels)
         self.attrs = tuple(attrs)
         if extra is None:
@@ -62,7 +74,7 @@ class TransitionParser:
         self.cfg = {
             "labels": self.labels.to_list(), "attrs": list(self.attrs), "word": word, "tag": tag,
             "extra": list(extra), "n_rows": n_rows, "learner": learner, "pa_c": pa_c,
-            "sb_oracle": sb_oracle, "mode": mode,
+            "sb_oracle": sb_oracle, "document_level": document_level,
         }
         col = {a: i for i, a in enumerate(self.attrs)}
         for name in [word, tag, *extra]:
@@ -72,7 +84,6 @@ class TransitionParser:
                              [col[a] for a in extra], n_rows)
         self.learner = make_learner(learner, pa_c)
         self.epoch_stats: List[Dict] = []
-        self._oracle_cache: Dict[int, numpy.ndarray] = {}
 
     @classmethod
     def from_records(cls, records: Iterable, **kwargs) -> "TransitionParser":
@@ -86,41 +97,43 @@ class TransitionParser:
     def n_classes(self) -> int:
         return self.engine.n_classes
 
-    def encode(self, records) -> List[EngineDoc]:
-        """EngineDocs from `corpus.DocRecord`s, with this parser's attributes and labels."""
-        return encode_records(records, self.labels, self.attrs)
 
-    def _fixed(self, doc: EngineDoc):
-        if self.cfg["mode"] != "sentence":
+    @property
+    def document_level(self) -> bool:
+        return self.cfg["document_level"]
+
+    def _fixed(self, doc: EngineDoc) -> Optional[numpy.ndarray]:
+        """The doc's given boundaries when they are not predicted (`fixed_starts`), else None."""
+        if self.document_level:
             return None
         if doc.sent_starts is None:
-            raise ValueError("sentence mode needs sent_starts on every document")
+            raise ValueError("document_level=False needs sent_starts on every document")
         return doc.sent_starts
 
     def oracle(self, doc: EngineDoc) -> numpy.ndarray:
-        """The gold class sequence of a document (cached per EngineDoc object)."""
-        key = id(doc)
-        cached = self._oracle_cache.get(key)
-        if cached is not None and cached[0] is doc:
-            return cached[1]
-        heads, labels, starts = to_engine_numbering(doc)
-        fixed = starts if self.cfg["mode"] == "sentence" else None
-        actions = oracle_actions(heads, labels, starts, len(self.labels),
-                                 late=self.cfg["sb_oracle"] == "late", fixed_starts=fixed)
-        self._oracle_cache[key] = (doc, actions)
+        """The gold class sequence of a document, cached on the EngineDoc itself (one entry per
+        oracle setting), so the cache lives exactly as long as the document."""
+        key = (len(self.labels), self.cfg["sb_oracle"], self.document_level)
+        cache = doc.oracle_cache
+        actions = cache.get(key)
+        if actions is None:
+            heads, labels, starts = to_engine_numbering(doc)
+            actions = cache[key] = oracle_actions(
+                heads, labels, starts, len(self.labels), late=self.cfg["sb_oracle"] == "late",
+                fixed_starts=self._fixed(doc))
         return actions
 
-    def train_epoch(self, docs: Sequence[EngineDoc], strategy: str = "dlaso",
+    def train_epoch(self, docs: Sequence[EngineDoc], update: str = "dlaso",
                     beam_width: int = 20, shuffle: Optional[int] = None) -> Dict:
         """One pass over `docs` (in order, or shuffled with seed `shuffle`).
 
         Returns and appends to `epoch_stats`: docs, n_gold (transitions), used_pct (mean over
         documents of the % of the gold sequence the updates covered, Figure 3), violations
         (updates), errors (greedy: misclassified states; beam: gold fell off the beam),
-        used_per_doc (the % for each document, in training order).
+        used_per_doc (the % for each document, in training order), update.
         """
-        if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}; expected one of {STRATEGIES}")
+        if update not in UPDATES:
+            raise ValueError(f"unknown update {update!r}; expected one of {UPDATES}")
         order = list(range(len(docs)))
         if shuffle is not None:
             random.Random(shuffle).shuffle(order)
@@ -130,7 +143,7 @@ class TransitionParser:
             doc = docs[i]
             if not doc.has_gold or len(doc) == 0:
                 continue
-            stats = self.engine.train(doc.attrs, self.oracle(doc), strategy, beam_width,
+            stats = self.engine.train(doc.attrs, self.oracle(doc), update, beam_width,
                                       self.learner, self._fixed(doc))
             totals["docs"] += 1
             totals["n_gold"] += stats["n_gold"]
@@ -139,7 +152,7 @@ class TransitionParser:
             used_pcts.append(100.0 * stats["used"] / max(stats["n_gold"], 1))
         totals["used_pct"] = float(numpy.mean(used_pcts)) if used_pcts else 100.0
         totals["used_per_doc"] = used_pcts
-        totals["strategy"] = strategy
+        totals["update"] = update
         self.epoch_stats.append(totals)
         return totals
 
@@ -175,6 +188,8 @@ class TransitionParser:
     def from_disk(cls, path: Union[str, Path]) -> "TransitionParser":
         path = Path(path)
         cfg = json.loads((path / "cfg.json").read_text())
+        if "mode" in cfg:  # written before `document_level` replaced `mode`
+            cfg["document_level"] = cfg.pop("mode") == "joint"
         parser = cls(**cfg)
         with numpy.load(path / "weights.npz") as params:
             parser.set_params({k: params[k] for k in params.files})

@@ -7,7 +7,7 @@ import pytest
 import spacy
 from spacy.tokens import DocBin
 
-from treebanks import EWT
+from treebanks import EWT, SAMPLE, need
 
 
 def run(*args, check=True):
@@ -17,6 +17,15 @@ def run(*args, check=True):
     return proc
 
 
+def test_convert_sample(sample_path, tmp_path):
+    out = tmp_path / "sample.spacy"
+    proc = run("convert", sample_path, out)
+    assert "29 documents, 180 sentences, 1942 tokens" in " ".join(proc.stdout.split())
+    docs = list(DocBin().from_disk(out).get_docs(spacy.blank("en").vocab))
+    assert len(docs) == 29 and docs[0].has_annotation("DEP") and docs[0].has_annotation("TAG")
+
+
+@pytest.mark.slow
 def test_convert_ewt_dev(ewt_dev_path, tmp_path):
     out = tmp_path / "dev.spacy"
     proc = run("convert", ewt_dev_path, out)
@@ -27,9 +36,9 @@ def test_convert_ewt_dev(ewt_dev_path, tmp_path):
     assert docs[0].has_annotation("DEP") and docs[0].has_annotation("TAG")
 
 
-def test_convert_star_variant(ewt_dev_path, tmp_path):
-    out = tmp_path / "dev-star.spacy"
-    run("convert", ewt_dev_path, out, "--variant", "star")
+def test_convert_star_variant(sample_path, tmp_path):
+    out = tmp_path / "sample-star.spacy"
+    run("convert", sample_path, out, "--variant", "star")
     docs = list(DocBin().from_disk(out).get_docs(spacy.blank("en").vocab))
     assert not any(t.pos_ == "PUNCT" or t.text != t.text.lower() for d in docs for t in d)
 
@@ -46,10 +55,22 @@ def test_failed_convert_leaves_nothing_behind(tmp_path):
     assert "repaired" in proc.stdout + proc.stderr and out.exists()
 
 
+def test_evaluate_sentencizer_on_sample(sample_path, tmp_path):
+    metrics = tmp_path / "m.json"
+    pred = tmp_path / "pred.conllu"
+    proc = run("evaluate", "sentencizer", sample_path, "--metrics", metrics, "--output", pred)
+    assert "sents_f" in proc.stdout
+    m = json.loads(metrics.read_text())
+    assert m["documents"] == 29 and m["dep_uas"] is None
+    assert m["sents_p"] > m["sents_r"] > 0
+    assert pred.read_text().count("# newdoc id") == 29
+
+
+@pytest.mark.slow
 def test_evaluate_sentencizer_on_ewt_test(tmp_path):
     metrics = tmp_path / "m.json"
     pred = tmp_path / "pred.conllu"
-    proc = run("evaluate", "sentencizer", EWT / "test.conllu", "--metrics", metrics, "--output", pred)
+    proc = run("evaluate", "sentencizer", need(EWT / "test.conllu"), "--metrics", metrics, "--output", pred)
     assert "sents_f" in proc.stdout
     m = json.loads(metrics.read_text())
     assert m["documents"] == 316
@@ -59,12 +80,12 @@ def test_evaluate_sentencizer_on_ewt_test(tmp_path):
     assert pred.read_text().count("# newdoc id") == 316
 
 
-def test_evaluate_sentencizer_on_star_finds_nothing(tmp_path):
+def test_evaluate_sentencizer_on_star_finds_nothing(sample_path, tmp_path):
     metrics = tmp_path / "m.json"
-    run("evaluate", "sentencizer", EWT / "test.conllu", "--variant", "star", "--metrics", metrics)
+    run("evaluate", "sentencizer", sample_path, "--variant", "star", "--metrics", metrics)
     assert json.loads(metrics.read_text())["sents_r"] == 0.0
 
 
 def test_evaluate_unknown_model_is_a_clear_error(tmp_path):
-    proc = run("evaluate", tmp_path / "no-model", EWT / "dev.conllu", check=False)
+    proc = run("evaluate", tmp_path / "no-model", SAMPLE, check=False)
     assert proc.returncode == 1 and "cannot load pipeline" in proc.stdout + proc.stderr

@@ -1,4 +1,4 @@
-"""Reading CoNLL-U into whole documents, on the real treebanks."""
+"""Reading CoNLL-U into whole documents: the committed sample (fast) and the real treebanks (slow)."""
 import pytest
 
 from spacy_joint_sbd.corpus import ROOT, read_conllu
@@ -19,6 +19,25 @@ def assert_forest(rec):
                 assert steps <= e - s, f"cycle in {rec.doc_id} at {i}"
 
 
+def test_sample_documents(sample_docs):
+    assert len(sample_docs) == 29
+    assert sum(len(r) for r in sample_docs) == 1942
+    assert sum(len(r.sentences()) for r in sample_docs) == 180
+    assert sample_docs[0].doc_id.startswith("weblog-blogspot.com_marketview_")
+    for rec in sample_docs:
+        assert_forest(rec)
+        assert rec.sent_starts[0]
+        assert all(w != "" for w in rec.words)  # the two empty nodes (8.1-style ids) are not tokens
+
+
+def test_sample_multiword_tokens_and_space_after(sample_docs):
+    # "haven't" is a range with two words have|n't and no space inside
+    pairs = [(r, i) for r in sample_docs for i in range(len(r) - 1) if r.words[i + 1] == "n't"]
+    assert pairs, "no ...|n't multiword token in the sample"
+    assert all(r.spaces[i] is False for r, i in pairs)
+
+
+@pytest.mark.slow
 def test_ewt_dev_documents(ewt_dev):
     assert len(ewt_dev) == 318
     assert sum(len(r) for r in ewt_dev) == 25147
@@ -31,6 +50,7 @@ def test_ewt_dev_documents(ewt_dev):
         assert rec.sent_starts[0]
 
 
+@pytest.mark.slow
 def test_multiword_tokens_and_space_after(ewt_dev):
     # "didn't" is a range 29-30 with SpaceAfter=No: did|n't, no space inside, none after
     for rec in ewt_dev:
@@ -47,6 +67,7 @@ def test_multiword_tokens_and_space_after(ewt_dev):
     assert first.spaces[:3] == [True, True, True]
 
 
+@pytest.mark.slow
 def test_empty_nodes_are_not_tokens(ewt_dev):
     assert all(w != "" for r in ewt_dev for w in r.words)
     # 8.1 'write' (CopyOf=5) is an empty node: no token may carry a decimal id's form alone
@@ -54,6 +75,7 @@ def test_empty_nodes_are_not_tokens(ewt_dev):
     assert total == 25147
 
 
+@pytest.mark.slow
 def test_file_without_document_marks_is_cut_into_n_sentence_documents():
     recs = read_conllu(need(ZH / "dev.conllu"), sents_per_doc=10)
     assert len(recs) == 50
@@ -63,6 +85,7 @@ def test_file_without_document_marks_is_cut_into_n_sentence_documents():
     assert len({r.doc_id for r in recs7}) == len(recs7)
 
 
+@pytest.mark.slow
 def test_gum_spoken_genre_filter():
     recs = read_conllu(need(GUM / "dev.conllu"), genres=["spoken"])
     genres = {r.doc_id.split("_")[1] for r in recs}

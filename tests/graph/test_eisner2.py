@@ -8,7 +8,7 @@ from brute_force import projective_trees, second_order_score
 from spacy_joint_sbd.graph.constraints import ALL_CONSTRAINTS, CONSTRAINTS, build_masks, satisfies
 from spacy_joint_sbd.graph.eisner import eisner
 from spacy_joint_sbd.graph.eisner2 import eisner2
-from spacy_joint_sbd.graph.fragments import fragments
+from spacy_joint_sbd.graph.punct_fragments import fragments
 
 
 def random_case(rng: random.Random, n: int):

@@ -3,8 +3,8 @@ and predicts identically after a bytes round trip."""
 import pytest
 
 from spacy_joint_sbd.graph.constraints import satisfies
-from spacy_joint_sbd.graph.fragments import fragments
-from spacy_joint_sbd.graph.parser import GraphParser, make_sentence
+from spacy_joint_sbd.graph.punct_fragments import fragments
+from spacy_joint_sbd.graph.parser import GraphParser, make_sentence, sentence_tuples
 from spacy_joint_sbd.graph.stats import is_projective
 
 
@@ -22,7 +22,7 @@ def test_overfits_and_round_trips(few_docs, order):
     assert scores["uas"] > 0.9 and scores["las"] > 0.85, scores
     copy = GraphParser().from_bytes(parser.to_bytes())
     assert copy.order == order and copy.labels == parser.labels
-    for words, tags, upos, _, _ in parser._sentences(few_docs):
+    for words, tags, upos, _, _ in sentence_tuples(few_docs):
         for constraint in ("none", "sprawl"):
             assert copy.parse(words, tags, upos, constraint) == parser.parse(words, tags, upos, constraint)
 
@@ -31,7 +31,7 @@ def test_constrained_decoding_satisfies_constraint(few_docs):
     parser = GraphParser(order=1, n_rows=1 << 16, label_rows=1 << 14)
     parser.train(few_docs[:1], epochs=1)
     checked = 0
-    for words, tags, upos, gold, _ in parser._sentences(few_docs):
+    for words, tags, upos, gold, _ in sentence_tuples(few_docs):
         is_punct = [u == "PUNCT" for u in upos]
         frags = fragments(is_punct)
         sent = make_sentence(words, tags, upos)

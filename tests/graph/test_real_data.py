@@ -6,7 +6,7 @@ import pytest
 from spacy_joint_sbd.graph.constraints import ALL_CONSTRAINTS, build_masks, satisfies
 from spacy_joint_sbd.graph.eisner import eisner
 from spacy_joint_sbd.graph.eisner2 import eisner2
-from spacy_joint_sbd.graph.fragments import fragments, strip_punct, word_fragments
+from spacy_joint_sbd.graph.punct_fragments import fragments, strip_punct, word_fragments
 from spacy_joint_sbd.graph.stats import constraint_stats, format_stats, is_projective
 
 

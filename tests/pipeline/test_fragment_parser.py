@@ -7,7 +7,7 @@ from spacy.training import Example
 
 import spacy_joint_sbd.pipeline.fragment_parser  # noqa: F401 (registers the factory)
 from spacy_joint_sbd.corpus.docs import record_to_doc
-from spacy_joint_sbd.graph.split_fragments import is_tree
+from spacy_joint_sbd.graph.split_punct import is_tree
 from bad_model_checks import (BYTES_KINDS, FOLDER_FILES, MODEL_KINDS, check_bad_bytes, check_bad_cfg,
                               check_bad_model_file, check_folder_without)
 

@@ -5,7 +5,6 @@ from spacy import displacy
 from spacy.tokens import Doc
 
 from spacy_joint_sbd.corpus.docs import doc_to_record
-from treebanks import EWT
 
 TEXT = ("so i went to the store and they had no milk left i asked the clerk about it "
         "she said the truck comes on tuesdays which is annoying because i need it today")
@@ -39,8 +38,8 @@ def test_bad_config_is_a_clear_error(bad):
         nlp.add_pipe("joint_sbd_parser", config=bad)
 
 
-def test_training_reduces_violations(ewt_dev_examples):
-    nlp, examples = ewt_dev_examples
+def test_training_reduces_violations(sample_examples):
+    nlp, examples = sample_examples
     nlp = spacy.blank("en")
     nlp.add_pipe("joint_sbd_parser", config={"beam_width": 4})
     nlp.initialize(lambda: examples[:8])
@@ -62,8 +61,8 @@ def test_annotations_are_a_valid_segmentation(trained_nlp):
     assert "<svg" in html
 
 
-def test_score_reports_our_metrics(trained_nlp, ewt_dev_examples):
-    _, examples = ewt_dev_examples
+def test_score_reports_our_metrics(trained_nlp, sample_examples):
+    _, examples = sample_examples
     scores = trained_nlp.evaluate(examples[:6])
     for key in ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las"):
         assert 0.0 <= scores[key] <= 1.0
@@ -135,8 +134,8 @@ def test_hundred_thousand_token_document(trained_nlp):
     assert_valid(doc)
 
 
-def test_sentence_level_mode_keeps_given_boundaries(ewt_dev_examples):
-    nlp, examples = ewt_dev_examples
+def test_sentence_level_mode_keeps_given_boundaries(sample_examples):
+    nlp, examples = sample_examples
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
     nlp.add_pipe("joint_sbd_parser", config={"beam_width": 2, "document_level": False})

@@ -3,7 +3,7 @@ import pytest
 import spacy
 
 from spacy_joint_sbd.corpus.readers import create_document_corpus
-from treebanks import EWT
+from treebanks import SAMPLE
 
 TEXT = "Hello there. I went to the store, and it was closed! Then I left; nobody saw me."
 
@@ -11,7 +11,7 @@ TEXT = "Hello there. I went to the store, and it was closed! Then I left; nobody
 @pytest.mark.parametrize("second", ["sprawl_decoder", "fragment_parser"])
 def test_joint_parser_then_graph_component_keeps_sentences(second):
     nlp = spacy.blank("en")
-    examples = list(create_document_corpus(str(EWT / "dev.conllu"), limit=10)(nlp))
+    examples = list(create_document_corpus(str(SAMPLE), limit=10)(nlp))
     nlp.add_pipe("joint_sbd_parser", config={"beam_width": 2})
     nlp.add_pipe(second)
     nlp.initialize(lambda: examples)

@@ -5,9 +5,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import spacy
+import srsly
 
-from treebanks import DATA
+from treebanks import DATA, need
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,22 +21,43 @@ def test_components_found_through_entry_points():
     assert spacy.registry.augmenters.get("spacy_joint_sbd.nosyntax_augmenter.v1")
 
 
+@pytest.mark.slow
 def test_baselines_workflow_smoke(tmp_path):
+    need(DATA / "en_ewt" / "train.conllu")
     proj = tmp_path / "proj"
     proj.mkdir()
     shutil.copy(ROOT / "project.yml", proj)
     for d in ("configs", "scripts"):
         shutil.copytree(ROOT / d, proj / d)
-    cmd = [sys.executable, "-m", "spacy", "project", "run", "baselines", str(proj),
-           "--vars.max_steps", "2", "--vars.shared_data", str(DATA)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=proj)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+    def run(variant: str) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "spacy", "project", "run", "baselines", str(proj), "--vars.max_steps", "2",
+               "--vars.shared_data", str(DATA), "--vars.variant", variant]
+        return subprocess.run(cmd, capture_output=True, text=True, cwd=proj)
+
+    for variant in ("plain", "star"):
+        proc = run(variant)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     metrics = sorted(p.name for p in (proj / "metrics" / "baselines").glob("*.json"))
     assert len(metrics) == 6
     table = (proj / "results" / "baselines.md").read_text()
-    assert "sentencizer" in table and "tagger_parser" in table
+    assert "sentencizer" in table and "tagger_parser" in table and "star" in table and "plain" in table
     m = json.loads((proj / "metrics/baselines/ewt-plain-tagger_parser.json").read_text())
     assert m["dep_las"] is not None and m["documents"] == 316
     # a rerun skips what is done
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=proj)
+    proc = run("star")
     assert proc.returncode == 0 and "Skipping" in proc.stdout
+
+
+def test_project_file_is_small_parametrised_and_complete():
+    text = (ROOT / "project.yml").read_text()
+    assert len(text) < 15000
+    project = srsly.read_yaml(ROOT / "project.yml")
+    names = [c["name"] for c in project["commands"]]
+    assert len(names) == len(set(names))
+    assert not [n for n in names if n.endswith(("-plain", "-star")) or n.startswith("small-")]
+    for command in project["commands"]:
+        assert command.get("help") and command.get("deps") and command.get("outputs"), command["name"]
+    for workflow in project["workflows"].values():
+        assert set(workflow) <= set(names)
+    assert "${vars.variant}" in text

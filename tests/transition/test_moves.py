@@ -1,12 +1,20 @@
 """Each precondition of Figure 2 (bjorkelund2016), pinned on explicit move sequences.
 
-Tokens are 1..n, 0 is the document root; StateClass(n, n_labels, fixed_starts=None).
+Tokens are 1..n, 0 is the document root; StateClass(n, n_labels, fixed_starts=None) with
+fixed_starts None or n bools, 0-based (the library's one convention).
 """
 import random
 
 import pytest
 
-from spacy_joint_sbd.transition.moves import StateClass
+from spacy_joint_sbd.transition import Move, n_classes_for
+from spacy_joint_sbd.transition.moves import MOVE_NAMES, move_name
+from spacy_joint_sbd.transition.stateclass import StateClass
+
+
+def given(n, starts):
+    """fixed_starts for tokens 1..n with the given (1-based) sentence-initial tokens."""
+    return [i in starts for i in range(1, n + 1)]
 
 
 def run(n, moves, **kwargs):
@@ -14,6 +22,16 @@ def run(n, moves, **kwargs):
     for move in moves:
         state.apply(move)
     return state
+
+
+def test_move_enum_and_class_layout():
+    assert MOVE_NAMES == ("SHIFT", "SWAP", "SB", "LEFTARC", "RIGHTARC")
+    assert [m.name for m in Move] == list(MOVE_NAMES)
+    assert n_classes_for(2) == 7  # SHIFT, SWAP, SB, LEFTARC × 2, RIGHTARC × 2
+    state = StateClass(3, 2)
+    assert [state.clas(m, 1) for m in MOVE_NAMES] == [0, 1, 2, 4, 6]
+    assert [move_name(c, 2) for c in range(7)] == [
+        "SHIFT", "SWAP", "SB", "LEFTARC", "LEFTARC", "RIGHTARC", "RIGHTARC"]
 
 
 def test_initial_state_only_shift():
@@ -85,8 +103,8 @@ def test_one_root_per_sentence():
     assert state.arcs()[2] == [False, True, False, True, False]
 
 
-def test_sentence_mode():
-    state = StateClass(4, 2, fixed_starts=[1, 3])
+def test_given_boundaries():
+    state = StateClass(4, 2, fixed_starts=given(4, {1, 3}))
     state.apply("SHIFT")
     assert not state.is_valid("SB")  # b0 = 2 is not a given start
     assert not state.is_valid("RIGHTARC")  # sentence 1..2 not complete
@@ -98,7 +116,7 @@ def test_sentence_mode():
 
 
 def random_derivation(n, rng, fixed=None):
-    state = StateClass(n, 3, fixed_starts=fixed)
+    state = StateClass(n, 3, fixed_starts=None if fixed is None else given(n, set(fixed)))
     steps = 0
     while not state.is_final:
         valid = state.valid()

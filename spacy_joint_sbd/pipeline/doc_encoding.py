@@ -1,0 +1,110 @@
+"""Docs ⇄ the transition engine: the one feature encoding of a document, and parses back onto Docs.
+
+The engine (`spacy_joint_sbd.transition`) knows nothing about spaCy: it reads an (n × k) uint64
+array of token attributes and, for training, gold heads / label ids / sentence starts. Here the
+attributes are the Doc's own spaCy attribute ids (`Doc.to_array`, e.g. NORM, TAG, SHAPE, PREFIX,
+SUFFIX), i.e. what the tokenizer computed and what earlier components PREDICTED (a tagger supplies
+TAG); gold annotation comes only from `Example.reference`, at training time. Everything that trains
+or runs the joint parser — `spacy train`, the replication project, tests, benchmarks — goes through
+these functions, so a model is always trained and applied with the same encoding.
+"""
+from typing import List, Optional, Sequence
+
+import numpy
+from spacy.attrs import DEP, HEAD, IDS, SENT_START
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from ..corpus.labels import from_spacy_dep, to_spacy_dep
+from ..transition import EngineDoc, LabelSet, Parse
+
+
+def check_attrs(attrs: Sequence[str]) -> List[str]:
+    """Upper-cased spaCy attribute names; ValueError for an unknown one."""
+    names = [a.upper() for a in attrs]
+    unknown = [a for a in names if a not in IDS]
+    if not names or unknown:
+        raise ValueError(f"unknown token attributes {unknown or list(attrs)}; use spaCy names like NORM, TAG, SHAPE")
+    return names
+
+
+def doc_attrs(doc: Doc, attrs: Sequence[str]) -> numpy.ndarray:
+    """(len(doc), len(attrs)) uint64 array of the Doc's attribute ids (the engine's features)."""
+    ids = [IDS[a] for a in attrs]
+    return numpy.ascontiguousarray(doc.to_array(ids).reshape((len(doc), len(ids))), dtype=numpy.uint64)
+
+
+def doc_sent_starts(doc: Doc) -> numpy.ndarray:
+    """The Doc's sentence starts as the engine's fixed boundaries (token 0 always starts one)."""
+    return numpy.asarray([i == 0 or t.is_sent_start is True for i, t in enumerate(doc)], dtype=bool)
+
+
+def engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True) -> EngineDoc:
+    """What the engine parses: the features and, inside given sentences, the Doc's boundaries."""
+    return EngineDoc(attrs=doc_attrs(doc, attrs),
+                     sent_starts=None if document_level else doc_sent_starts(doc))
+
+
+def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
+                    document_level: bool = True) -> Optional[EngineDoc]:
+    """Features from `eg.predicted`, gold heads / labels / boundaries from `eg.reference`
+    (projected through spaCy's alignment when the tokenizations differ). None when the document is
+    empty or a gold head has no counterpart in the predicted tokens."""
+    n = len(eg.predicted)
+    if n == 0:
+        return None
+    doc = engine_doc(eg.predicted, attrs, document_level)
+    ref = eg.reference
+    if len(ref) == n and all(a.text == b.text for a, b in zip(eg.predicted, ref)):
+        heads = [t.head.i for t in ref]
+        deps = [t.dep_ for t in ref]
+        starts = [i == 0 or bool(t.is_sent_start) for i, t in enumerate(ref)]
+    else:
+        aligned_heads, aligned_deps = eg.get_aligned_parse(projectivize=False)
+        if any(h is None for h in aligned_heads):
+            return None
+        heads, deps = list(aligned_heads), list(aligned_deps)
+        starts = [i == 0 or bool(s) for i, s in enumerate(eg.get_aligned_sent_starts())]
+    doc.heads = numpy.asarray([-1 if h == i else h for i, h in enumerate(heads)], dtype=numpy.int32)
+    doc.labels = numpy.asarray(labels.encode_all([from_spacy_dep(d) for d in deps]), dtype=numpy.int32)
+    doc.sent_starts = numpy.asarray(starts, dtype=bool)
+    return doc
+
+
+def set_parse(doc: Doc, parse: Parse, labels: LabelSet) -> None:
+    """Write a parse (heads, labels, sentence starts) onto the Doc in one `Doc.from_array`."""
+    n = len(doc)
+    if n == 0:
+        return
+    strings = doc.vocab.strings
+    label_hashes = [strings.add(to_spacy_dep(lab)) for lab in labels.labels]
+    idx = numpy.arange(n, dtype=numpy.int64)
+    heads = numpy.where(parse.heads < 0, idx, parse.heads.astype(numpy.int64))
+    arr = numpy.zeros((n, 3), dtype=numpy.uint64)
+    arr[:, 0] = (heads - idx).astype(numpy.uint64)  # HEAD is relative, two's complement
+    arr[:, 1] = numpy.asarray([label_hashes[i] for i in parse.labels], dtype=numpy.uint64)
+    arr[:, 2] = numpy.where(parse.sent_starts, 1, -1).astype(numpy.int64).astype(numpy.uint64)
+    arr[0, 2] = 1
+    doc.from_array([HEAD, DEP, SENT_START], arr)
+
+
+def encode_records(records: Sequence, labels: LabelSet, attrs: Sequence[str],
+                   document_level: bool = True, lang: str = "en") -> List[EngineDoc]:
+    """Gold EngineDocs of `corpus.DocRecord`s, encoded exactly as the component encodes Docs in a
+    `spacy.blank(lang)` pipeline, for driving the engine without a pipeline (engine tests,
+    benchmarks). TAG is the records' XPOS: pass records whose tags were predicted
+    (`corpus.tagging.predict_tags`) for honest figures."""
+    import spacy
+
+    from ..corpus.docs import record_to_doc
+
+    vocab = spacy.blank(lang).vocab
+    out = []
+    for rec in records:
+        doc = record_to_doc(vocab, rec)
+        engine = gold_engine_doc(Example(doc, doc), labels, attrs, document_level)
+        if engine is None:
+            engine = EngineDoc(attrs=numpy.zeros((0, len(attrs)), dtype=numpy.uint64))
+        engine.doc_id = rec.doc_id
+        out.append(engine)
+    return out

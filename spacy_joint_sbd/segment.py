@@ -1,0 +1,144 @@
+"""Raw text in, sentences out: character offsets that index the input exactly, in bounded memory.
+
+`segment_text(nlp, text)` splits one text; `segment_stream(nlp, stream)` reads a text stream of any
+length in windows of about `window_chars` characters and never holds more than two windows. A
+window is cut at whitespace; its sentences are emitted except the last, which (with the rest of the
+window) is carried into the next window and parsed again with what follows, so no sentence is cut
+at a window edge. Only a single sentence longer than `max_carry_chars` is cut (and counted in
+`SegmentStats.forced_cuts`), which bounds memory on text with no boundary at all.
+
+Offsets are Python string indices into the decoded text: `text[s.start_char:s.end_char] == s.text`.
+Whitespace-only tokens at a sentence's edges are not part of the sentence; a sentence of whitespace
+alone is not reported.
+"""
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, Iterator, List, Optional, TextIO, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from .corpus.labels import from_spacy_dep
+
+DEFAULT_WINDOW_CHARS = 200_000
+
+
+@dataclass
+class Sentence:
+    source: str
+    start_char: int
+    end_char: int
+    text: str
+    tokens: Optional[List[Dict[str, Any]]] = None
+    """With a parse: per token its text, offsets, head (index within the sentence, -1 for the
+    root), dependency label and tag."""
+
+    def to_dict(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"source": self.source, "start_char": self.start_char, "end_char": self.end_char,
+                               "text": self.text}
+        if self.tokens is not None:
+            out["tokens"] = self.tokens
+        return out
+
+
+@dataclass
+class SegmentStats:
+    sentences: int = 0
+    characters: int = 0
+    windows: int = 0
+    forced_cuts: int = 0
+    """Windows cut inside a sentence because one sentence exceeded `max_carry_chars`."""
+    extra: Dict[str, int] = field(default_factory=dict)
+
+
+def _trimmed(sent: Span) -> Optional[Tuple[int, int]]:
+    """[first, last] token indices of the sentence without whitespace-only tokens at its edges."""
+    tokens = [t.i for t in sent if not t.is_space]
+    return (tokens[0], tokens[-1]) if tokens else None
+
+
+def doc_sentences(doc: Doc, source: str = "", offset: int = 0, with_parse: bool = False) -> List[Sentence]:
+    """The sentences of a processed Doc, offsets shifted by `offset` (the Doc's place in its source)."""
+    out = []
+    has_parse = with_parse and doc.has_annotation("DEP")
+    for sent in doc.sents:
+        edges = _trimmed(sent)
+        if edges is None:
+            continue
+        first, last = doc[edges[0]], doc[edges[1]]
+        start, end = first.idx, last.idx + len(last.text)
+        tokens = None
+        if with_parse:
+            tokens = [{"text": t.text, "start_char": offset + t.idx, "end_char": offset + t.idx + len(t.text),
+                       "head": (t.head.i - first.i if t.head.i != t.i else -1) if has_parse else None,
+                       "dep": from_spacy_dep(t.dep_) if has_parse else None, "tag": t.tag_ or None}
+                      for t in doc[first.i:last.i + 1]]
+        out.append(Sentence(source, offset + start, offset + end, doc.text[start:end], tokens))
+    return out
+
+
+def segment_text(nlp: Language, text: str, source: str = "", with_parse: bool = False) -> List[Sentence]:
+    """Sentences of one text that fits in memory (and in `nlp.max_length`)."""
+    return doc_sentences(nlp(text), source, 0, with_parse)
+
+
+def _cut_at_space(text: str) -> int:
+    """The index after the last whitespace run of `text` (0 if it has none)."""
+    for i in range(len(text) - 1, -1, -1):
+        if text[i].isspace():
+            return i + 1
+    return 0
+
+
+def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: bool = False,
+                   window_chars: int = DEFAULT_WINDOW_CHARS, max_carry_chars: Optional[int] = None,
+                   stats: Optional[SegmentStats] = None) -> Iterator[Sentence]:
+    """Sentences of a text stream of any length, in order, in bounded memory (see module doc)."""
+    if window_chars < 1:
+        raise ValueError(f"window_chars must be positive, got {window_chars}")
+    max_carry = max_carry_chars if max_carry_chars is not None else 4 * window_chars
+    if max_carry > nlp.max_length:
+        max_carry = nlp.max_length
+    stats = stats if stats is not None else SegmentStats()
+    buffer, offset, eof = "", 0, False
+    while True:
+        if not eof:
+            chunk = stream.read(window_chars)
+            eof = chunk == ""
+            buffer += chunk
+        if not eof:
+            cut = _cut_at_space(buffer)
+            if cut == 0:  # no whitespace yet: read on (bounded by max_carry below)
+                if len(buffer) < max_carry:
+                    continue
+                cut = len(buffer)
+            window, rest = buffer[:cut], buffer[cut:]
+        else:
+            window, rest = buffer, ""
+        stats.windows += 1
+        sents = doc_sentences(nlp(window), source, offset, with_parse)
+        if eof:
+            keep, carry_from = sents, len(window)
+        elif len(sents) > 1:
+            keep, carry_from = sents[:-1], sents[-1].start_char - offset
+        elif len(window) + len(rest) < max_carry:
+            keep, carry_from = [], 0  # one unfinished sentence: parse it again with more text
+        else:
+            keep, carry_from = sents, len(window)
+            stats.forced_cuts += 1
+        for s in keep:
+            stats.sentences += 1
+            yield s
+        stats.characters += carry_from
+        if eof:  # the last window was the whole remainder
+            break
+        buffer = window[carry_from:] + rest
+        offset += carry_from
+
+
+def segment_texts(nlp: Language, items: Iterable[Tuple[str, str]], with_parse: bool = False,
+                  batch_size: int = 64, n_process: int = 1) -> Iterator[Tuple[str, List[Sentence]]]:
+    """(source, text) pairs of texts that fit in one Doc, processed in batches (`nlp.pipe`)."""
+    docs = nlp.pipe(((text, source) for source, text in items), as_tuples=True, batch_size=batch_size,
+                    n_process=n_process)
+    for doc, source in docs:
+        yield source, doc_sentences(doc, source, 0, with_parse)

@@ -1,0 +1,138 @@
+"""`segment`: raw text in, sentences out — files, folders, stdin, every format, exact offsets,
+streaming in windows, and bad input."""
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from spacy_joint_sbd.cli.segment import check_decodable, sentences_to_record
+from spacy_joint_sbd.segment import SegmentStats, segment_stream, segment_text
+
+AWKWARD = ("so i went to the store   they had no milk left\n\ni asked the clerk about it\t"
+           "she said the truck comes on tuesdays  Ünïcödé café — naïve résumé 🙂 ok\r\nthanks i will call you")
+
+
+def run(*args, stdin=None, check=True):
+    proc = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", "segment", *map(str, args)],
+                          capture_output=True, text=True, input=stdin)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def assert_exact(text, sentences):
+    """Offsets index the text exactly, in order, without overlap, covering every non-space char."""
+    last = 0
+    covered = set()
+    for s in sentences:
+        assert text[s.start_char:s.end_char] == s.text
+        assert s.start_char >= last and s.text == s.text.strip() and s.text
+        last = s.end_char
+        covered.update(range(s.start_char, s.end_char))
+    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+
+
+def test_offsets_exact_on_awkward_whitespace_and_unicode(trained_nlp):
+    sents = segment_text(trained_nlp, AWKWARD, "x", with_parse=True)
+    assert_exact(AWKWARD, sents)
+    for s in sents:
+        assert sum(t["head"] == -1 for t in s.tokens) >= 1
+        for t in s.tokens:
+            assert AWKWARD[t["start_char"]:t["end_char"]] == t["text"]
+
+
+@pytest.mark.parametrize("window", [7, 40, 150])
+def test_stream_in_windows_is_exact_and_cuts_no_sentence(trained_nlp, sample_docs, window):
+    text = "\n\n".join(" ".join(r.words) for r in sample_docs[:4])
+    stats = SegmentStats()
+    sents = list(segment_stream(trained_nlp, io.StringIO(text), "s", window_chars=window, stats=stats))
+    assert_exact(text, sents)
+    assert stats.windows > 1 and stats.sentences == len(sents)
+    whole = segment_text(trained_nlp, text)
+    if stats.forced_cuts == 0:
+        # each streamed sentence ends where the whole-text parse also put a boundary, or at the end
+        ends = {s.end_char for s in whole}
+        assert all(s.end_char in ends or s.end_char == len(text.rstrip()) for s in sents[:-1]) or len(whole) == 1
+
+
+def test_stream_with_a_window_larger_than_the_text_equals_whole_text(trained_nlp):
+    sents = list(segment_stream(trained_nlp, io.StringIO(AWKWARD), "x", window_chars=10 * len(AWKWARD)))
+    assert [(s.start_char, s.end_char) for s in sents] == \
+        [(s.start_char, s.end_char) for s in segment_text(trained_nlp, AWKWARD, "x")]
+
+
+def test_stream_bounds_memory_on_text_without_any_boundary(trained_nlp):
+    text = "word " * 3000
+    stats = SegmentStats()
+    sents = list(segment_stream(trained_nlp, io.StringIO(text), window_chars=500, max_carry_chars=2000,
+                                stats=stats))
+    assert_exact(text, sents)
+    assert max(len(s.text) for s in sents) <= 2000 + 500
+
+
+def test_files_folder_and_stdin_in_every_format(trained_model_dir, tmp_path):
+    folder = tmp_path / "in"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_text(AWKWARD, encoding="utf8")
+    (folder / "sub" / "b.txt").write_text("hello there how are you i am fine", encoding="utf8")
+    (folder / "ignored.md").write_text("not a txt file", encoding="utf8")
+    out = tmp_path / "out.jsonl"
+    run(trained_model_dir, folder, "--format", "jsonl", "--with-parse", "-o", out)
+    records = [json.loads(line) for line in out.read_text(encoding="utf8").splitlines()]
+    assert {r["source"] for r in records} == {str(folder / "a.txt"), str(folder / "sub" / "b.txt")}
+    for r in records:
+        path = folder / "a.txt" if r["source"].endswith("a.txt") else folder / "sub" / "b.txt"
+        text = path.open(encoding="utf8", newline="").read()  # offsets count "\r\n" as two characters
+        assert text[r["start_char"]:r["end_char"]] == r["text"]
+        assert r["tokens"] and all("head" in t and "dep" in t for t in r["tokens"])
+    lines = run(trained_model_dir, "-", stdin=AWKWARD).stdout.splitlines()
+    assert lines and all(line.strip() for line in lines)
+    assert " ".join(AWKWARD.split()) == " ".join(" ".join(lines).split())
+    conllu = run("--model", trained_model_dir, folder / "a.txt", "--format", "conllu").stdout
+    assert conllu.startswith(f"# newdoc id = {folder / 'a.txt'}")
+    assert conllu.count("# sent_id") == len([r for r in records if r["source"].endswith("a.txt")])
+
+
+def test_bad_input_is_a_clear_error(trained_model_dir, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine text here \xff\xfe broken")
+    proc = run(trained_model_dir, bad, check=False)
+    assert proc.returncode == 1 and f"{bad}: not valid utf-8 at byte 15" in proc.stdout + proc.stderr
+    assert "broken" in run(trained_model_dir, bad, "--encoding", "latin-1").stdout
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "good.txt").write_text("one sentence here", encoding="utf8")
+    (folder / "bad.txt").write_bytes(b"\xff\xfe\xfa")
+    proc = run(trained_model_dir, folder)
+    assert "skipped" in proc.stdout + proc.stderr and "bad.txt" in proc.stdout + proc.stderr
+    assert "one sentence here" in proc.stdout
+    out = tmp_path / "exists.txt"
+    out.write_text("keep me")
+    proc = run(trained_model_dir, folder / "good.txt", "-o", out, check=False)
+    assert proc.returncode == 1 and "--overwrite" in proc.stdout + proc.stderr
+    assert out.read_text() == "keep me"
+    run(trained_model_dir, folder / "good.txt", "-o", out, "--overwrite")
+    assert out.read_text().strip() == "one sentence here"
+    proc = run(trained_model_dir, tmp_path / "missing.txt", check=False)
+    assert proc.returncode == 1 and "missing.txt: no such file" in proc.stdout + proc.stderr
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    proc = run(trained_model_dir, empty)
+    assert proc.stdout == "" and "empty input" in proc.stderr + proc.stdout
+
+
+def test_check_decodable_names_the_byte_offset(tmp_path):
+    path = tmp_path / "x.txt"
+    path.write_bytes(b"a" * 10 + b"\xff")
+    with pytest.raises(UnicodeDecodeError) as e:
+        check_decodable(str(path), "utf-8", chunk=4)
+    assert e.value.start == 10
+
+
+def test_conllu_record_drops_whitespace_tokens(trained_nlp):
+    sents = segment_text(trained_nlp, "hello   there\n\nfriend", "x", with_parse=True)
+    rec = sentences_to_record("x", sents)
+    assert all(w.strip() for w in rec.words)
+    assert all(h == -1 or 0 <= h < len(rec.words) for h in rec.heads)
