@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -6,6 +7,17 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from treebanks import EWT, SAMPLE, need  # noqa: E402
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fuzz-examples", type=int, default=None,
+                     help="Hypothesis examples per fuzz property (default 40; sets $SJS_FUZZ_EXAMPLES)")
+
+
+def pytest_configure(config):
+    n = config.getoption("--fuzz-examples")
+    if n is not None:
+        os.environ["SJS_FUZZ_EXAMPLES"] = str(n)
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ tag falls back to the UPOS in the engine (`graph.parser.make_sentence`).
 Bad saved data (a missing ``cfg`` / ``model``, truncated or foreign bytes) raises a
 ``ValueError`` saying "truncated or foreign" and naming the file.
 """
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Tuple, Union
 
@@ -78,6 +79,17 @@ class GraphComponent(Pipe):
     @staticmethod
     def _tags(doc: Doc) -> List[str]:
         return [t.tag_ for t in doc]
+
+    def _training_tags(self, eg) -> Tuple[List[str], List[str]]:
+        """(tags, POS) the model learns from: those of `eg.predicted`, i.e. what prediction will
+        see (a tagger earlier in the pipeline), never the reference's gold tags. Without a tagger
+        both are empty, at training and at prediction time alike; that is said once, loudly."""
+        pred = eg.predicted
+        if not (pred.has_annotation("TAG") or pred.has_annotation("POS")) and not getattr(self, "_said_no_tags", False):
+            warnings.warn(f"[{self.name}] the predicted docs carry no tags (no tagger before this component): "
+                          f"it learns and predicts without tag features; gold tags are never used", stacklevel=3)
+            self._said_no_tags = True
+        return self._tags(pred), [t.pos_ for t in pred]
 
     def predict(self, docs: Iterable[Doc]) -> List[List[tuple]]:
         """Per doc, per sentence: (start, heads, labels) with sentence-relative heads (-1 root)."""

@@ -113,11 +113,9 @@ class ConstrainedParser(GraphComponent):
             if not ref.has_annotation("DEP"):
                 continue
             pred = eg.predicted
-            tags = self._tags(pred) if pred.has_annotation("TAG") or pred.has_annotation("POS") \
-                else self._tags(ref)
-            pos = [t.pos_ for t in (pred if pred.has_annotation("POS") else ref)]
             if len(pred) != len(ref):
                 continue  # the graph parser needs the gold tokenization
+            tags, pos = self._training_tags(eg)
             words = [t.text for t in ref]
             for s, e, gold, deps in gold_sentences(eg):
                 n_right = self.parser.update_sentence(words[s:e], tags[s:e], pos[s:e], gold, deps,

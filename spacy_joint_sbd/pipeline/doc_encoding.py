@@ -45,16 +45,43 @@ def engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True) -> E
                      sent_starts=None if document_level else doc_sent_starts(doc))
 
 
+class UnusableExample(ValueError):
+    """A training Example the engine cannot learn from (no parse, not a forest of sentence trees)."""
+
+
+def tree_problem(heads: Sequence[int], starts: Sequence[bool]) -> Optional[str]:
+    """Why `heads` (absolute, -1 = root) is not one tree per sentence, or None if it is."""
+    n = len(heads)
+    bounds = [i for i in range(n) if i == 0 or starts[i]] + [n]
+    for s, e in zip(bounds, bounds[1:]):
+        roots = [i for i in range(s, e) if heads[i] == -1]
+        if len(roots) != 1:
+            return f"sentence at token {s} has {len(roots)} roots"
+        for i in range(s, e):
+            j, steps = i, 0
+            while heads[j] != -1:
+                j = heads[j]
+                steps += 1
+                if not s <= j < e:
+                    return f"token {i} has a head outside its sentence"
+                if steps > e - s:
+                    return f"cycle through token {i}"
+    return None
+
+
 def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
                     document_level: bool = True) -> Optional[EngineDoc]:
     """Features from `eg.predicted`, gold heads / labels / boundaries from `eg.reference`
-    (projected through spaCy's alignment when the tokenizations differ). None when the document is
-    empty or a gold head has no counterpart in the predicted tokens."""
+    (projected through spaCy's alignment when the tokenizations differ). None for an empty
+    document; `UnusableExample` when the reference has no parse, a gold head has no counterpart in
+    the predicted tokens, or the gold tree is not one tree per sentence."""
     n = len(eg.predicted)
     if n == 0:
         return None
-    doc = engine_doc(eg.predicted, attrs, document_level)
     ref = eg.reference
+    if not ref.has_annotation("DEP"):
+        raise UnusableExample("the reference has no dependency parse")
+    doc = engine_doc(eg.predicted, attrs, document_level)
     if len(ref) == n and all(a.text == b.text for a, b in zip(eg.predicted, ref)):
         heads = [t.head.i for t in ref]
         deps = [t.dep_ for t in ref]
@@ -62,10 +89,14 @@ def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
     else:
         aligned_heads, aligned_deps = eg.get_aligned_parse(projectivize=False)
         if any(h is None for h in aligned_heads):
-            return None
+            raise UnusableExample("a gold head has no counterpart in the predicted tokens")
         heads, deps = list(aligned_heads), list(aligned_deps)
         starts = [i == 0 or bool(s) for i, s in enumerate(eg.get_aligned_sent_starts())]
-    doc.heads = numpy.asarray([-1 if h == i else h for i, h in enumerate(heads)], dtype=numpy.int32)
+    heads = [-1 if h == i else h for i, h in enumerate(heads)]
+    problem = tree_problem(heads, starts)
+    if problem is not None:
+        raise UnusableExample(f"gold tree: {problem}")
+    doc.heads = numpy.asarray(heads, dtype=numpy.int32)
     doc.labels = numpy.asarray(labels.encode_all([from_spacy_dep(d) for d in deps]), dtype=numpy.int32)
     doc.sent_starts = numpy.asarray(starts, dtype=bool)
     return doc
@@ -102,7 +133,10 @@ def encode_records(records: Sequence, labels: LabelSet, attrs: Sequence[str],
     out = []
     for rec in records:
         doc = record_to_doc(vocab, rec)
-        engine = gold_engine_doc(Example(doc, doc), labels, attrs, document_level)
+        try:
+            engine = gold_engine_doc(Example(doc, doc), labels, attrs, document_level)
+        except UnusableExample as e:
+            raise UnusableExample(f"document {rec.doc_id!r}: {e}") from None
         if engine is None:
             engine = EngineDoc(attrs=numpy.zeros((0, len(attrs)), dtype=numpy.uint64))
         engine.doc_id = rec.doc_id

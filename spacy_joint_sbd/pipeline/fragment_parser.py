@@ -112,9 +112,7 @@ class FragmentParser(GraphComponent):
             ref, pred = eg.reference, eg.predicted
             if not ref.has_annotation("DEP") or len(pred) != len(ref):
                 continue  # the graph parser needs the gold tokenization
-            tagged = pred if pred.has_annotation("TAG") or pred.has_annotation("POS") else ref
-            tags = self._tags(tagged)
-            pos = [t.pos_ for t in (pred if pred.has_annotation("POS") else ref)]
+            tags, pos = self._training_tags(eg)
             words = [t.text for t in ref]
             for s, e, gold, deps in gold_sentences(eg):
                 right = self.parser.update_sentence(words[s:e], tags[s:e], pos[s:e], gold, deps)

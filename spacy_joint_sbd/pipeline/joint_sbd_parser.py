@@ -6,6 +6,8 @@ serialization. Docs become engine inputs in `doc_encoding` (token attributes as 
 PREDICTED them; gold trees and boundaries come from `Example.reference` during `update` only), and
 the search itself runs in `spacy_joint_sbd.transition`.
 """
+import warnings
+from contextlib import contextmanager
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 import srsly
@@ -19,7 +21,7 @@ from thinc.api import Config, Model
 
 from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
-from .doc_encoding import check_attrs, engine_doc, gold_engine_doc, set_parse
+from .doc_encoding import UnusableExample, check_attrs, engine_doc, gold_engine_doc, set_parse
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -119,6 +121,8 @@ class JointSBDParser(TrainablePipe):
         self._parser: Optional[TransitionParser] = None
         self._trained = False  # updates since the last load: predict with averaged weights
         self.last_epoch_stats: Dict = {}
+        self.skipped_examples = 0
+        """Training Examples skipped because the engine cannot learn from them (see `update`)."""
 
     # ------------------------------------------------------------------ labels and set-up
     @property
@@ -190,15 +194,33 @@ class JointSBDParser(TrainablePipe):
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
         """Learn from whole documents with the configured strategy. `losses[name]` counts the
         violations (updates); `losses[name + '_used_pct']` is the mean percentage of the gold
-        transition sequence the updates used (bjorkelund2016 Figure 3)."""
+        transition sequence the updates used (bjorkelund2016 Figure 3).
+
+        An Example the engine cannot learn from (no gold parse, several roots or a cycle in a
+        sentence, a gold head lost in the alignment) is skipped with a warning and counted in
+        `skipped_examples` and `losses[name + '_skipped']`."""
         if losses is None:
             losses = {}
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "JointSBDParser.update")
         parser = self.parser
-        gold = (gold_engine_doc(eg, parser.labels, self.cfg["attrs"], self.cfg["document_level"]) for eg in examples)
-        docs = [d for d in gold if d is not None]
+        docs = []
+        skipped = []
+        for eg in examples:
+            try:
+                doc = gold_engine_doc(eg, parser.labels, self.cfg["attrs"], self.cfg["document_level"])
+            except UnusableExample as e:
+                doc_id = eg.reference.user_data.get("doc_id", "") if eg.reference.user_data else ""
+                skipped.append(f"{doc_id or 'document ' + repr(eg.reference.text[:40])}: {e}")
+                continue
+            if doc is not None:
+                docs.append(doc)
+        if skipped:
+            self.skipped_examples += len(skipped)
+            losses[f"{self.name}_skipped"] = losses.get(f"{self.name}_skipped", 0.0) + len(skipped)
+            warnings.warn(f"[{self.name}] skipped {len(skipped)} training example(s) it cannot learn from, "
+                          f"e.g. {skipped[0]}", stacklevel=2)
         if docs:
             stats = parser.train_epoch(docs, update=self.cfg["update"], beam_width=self.cfg["beam_width"])
             self._trained = True
@@ -236,14 +258,65 @@ class JointSBDParser(TrainablePipe):
                 self._bind()
 
     def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "JointSBDParser":
-        msg = srsly.msgpack_loads(bytes_data)
+        try:
+            msg = srsly.msgpack_loads(bytes_data)
+        except Exception as e:  # noqa: BLE001 - msgpack raises many types on foreign bytes
+            raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes: {e})") from e
         if not isinstance(msg, dict) or "cfg" not in msg or "model" not in msg:
             raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes)")
-        self.cfg.update(srsly.json_loads(msg["cfg"]))
-        self._set_nO()
-        super().from_bytes(bytes_data, exclude=exclude)
-        self._load_weights()
+        try:
+            cfg = self._check_cfg(srsly.json_loads(msg["cfg"]), "bytes")
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes: {e})") from e
+        with self._atomic_load():
+            self.cfg.update(cfg)
+            self._set_nO()
+            try:
+                super().from_bytes(bytes_data, exclude=exclude)
+            except Exception as e:  # noqa: BLE001 - thinc/msgpack raise many types on bad bytes
+                raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes: "
+                                 f"{type(e).__name__}: {e})") from e
+            self._load_weights()
         return self
+
+    def _check_cfg(self, cfg, where: str) -> Dict:
+        """A saved cfg as this component needs it, or a ValueError naming `where`."""
+        def bad(why: str) -> ValueError:
+            return ValueError(f"[{self.name}] {where}: truncated or foreign cfg ({why})")
+
+        if not isinstance(cfg, dict):
+            raise bad("not a JSON object")
+        labels = cfg.get("labels")  # empty: saved before `initialize`
+        if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+            raise bad("no label list")
+        if cfg.get("update") not in UPDATES or cfg.get("learner") not in LEARNERS:
+            raise bad(f"update {cfg.get('update')!r} / learner {cfg.get('learner')!r}")
+        if cfg.get("sb_oracle") not in ("early", "late") or not isinstance(cfg.get("document_level"), bool):
+            raise bad("sb_oracle / document_level")
+        beam = cfg.get("beam_width")
+        if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1:
+            raise bad(f"beam_width {beam!r}")
+        if not isinstance(cfg.get("pa_c"), (int, float)):
+            raise bad("pa_c")
+        try:
+            check_attrs(cfg.get("attrs") or [])
+        except (ValueError, AttributeError, TypeError) as e:
+            raise bad(str(e)) from None
+        return cfg
+
+    @contextmanager
+    def _atomic_load(self):
+        """Restore the component as it was if a load fails half-way (nothing half-loaded)."""
+        cfg, parser, trained = dict(self.cfg), self._parser, self._trained
+        W = self.model.get_param("W") if self.model.has_param("W") else None
+        nO = self.model.get_dim("nO") if self.model.has_dim("nO") is True else None
+        try:
+            yield
+        except BaseException:
+            self.cfg, self._parser, self._trained = cfg, parser, trained
+            self.model._dims["nO"] = nO  # Thinc refuses to change a set dim through set_dim
+            self.model.set_param("W", W)
+            raise
 
     def to_disk(self, path, *, exclude=tuple()) -> None:
         self._averaged_into_model()
@@ -259,16 +332,19 @@ class JointSBDParser(TrainablePipe):
         if not cfg_path.exists() or not (path / "model").exists():
             raise ValueError(f"[{self.name}] {path} has no cfg/model: not a saved joint_sbd_parser")
         try:
-            self.cfg.update(srsly.read_json(cfg_path))
+            cfg = srsly.read_json(cfg_path)
         except ValueError as e:
             raise ValueError(f"[{self.name}] {cfg_path}: unreadable ({e})") from e
-        self._set_nO()
-        try:
-            super().from_disk(path, exclude=exclude)
-        except Exception as e:  # noqa: BLE001 - thinc/msgpack raise many types on bad files
-            raise ValueError(f"[{self.name}] {path / 'model'}: truncated or foreign model file "
-                             f"({type(e).__name__}: {e})") from e
-        self._load_weights()
+        self._check_cfg(cfg, str(cfg_path))
+        with self._atomic_load():
+            self.cfg.update(cfg)
+            self._set_nO()
+            try:
+                super().from_disk(path, exclude=exclude)
+            except Exception as e:  # noqa: BLE001 - thinc/msgpack raise many types on bad files
+                raise ValueError(f"[{self.name}] {path / 'model'}: truncated or foreign model file "
+                                 f"({type(e).__name__}: {e})") from e
+            self._load_weights()
         return self
 
     def _set_nO(self) -> None:

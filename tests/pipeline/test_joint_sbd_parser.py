@@ -145,3 +145,49 @@ def test_sentence_level_mode_keeps_given_boundaries(sample_examples):
     doc = nlp(text)
     assert [s.text for s in doc.sents] == ["I saw it.", "Then I left!", "Did you?"]
     assert_valid(doc)
+
+
+def test_failed_load_leaves_the_component_as_it_was(trained_nlp):
+    import srsly
+
+    pipe = trained_nlp.get_pipe("joint_sbd_parser")
+    before, cfg = heads_and_starts(trained_nlp(TEXT)), dict(pipe.cfg)
+    data = pipe.to_bytes()
+    msg = srsly.msgpack_loads(data)
+    msg["cfg"] = srsly.json_dumps({**cfg, "labels": ["a", "b"], "beam_width": 3})
+    msg["model"] = b"garbage"
+    for bad in (data[: len(data) // 2], srsly.msgpack_dumps(msg)):
+        with pytest.raises(ValueError, match="foreign or truncated"):
+            pipe.from_bytes(bad)
+        assert pipe.cfg == cfg
+        assert heads_and_starts(trained_nlp(TEXT)) == before
+    fresh = spacy.blank("en").add_pipe("joint_sbd_parser")
+    fresh_cfg = dict(fresh.cfg)
+    with pytest.raises(ValueError, match="foreign or truncated"):
+        fresh.from_bytes(srsly.msgpack_dumps(msg))
+    assert fresh.cfg == fresh_cfg and not fresh.model.has_param("W")
+
+
+def test_unusable_training_examples_are_skipped_and_counted(sample_examples):
+    from spacy.training import Example
+
+    nlp, examples = sample_examples
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("joint_sbd_parser", config={"beam_width": 2})
+    nlp.initialize(lambda: examples[:4])
+    no_parse = Doc(nlp.vocab, words=["no", "parse", "here"])
+    cycle = Doc(nlp.vocab, words=["a", "b", "c"], heads=[1, 0, 1], deps=["dep", "dep", "dep"])
+    bad = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in (no_parse, cycle)]
+    with pytest.warns(UserWarning, match="skipped 2 training example"):
+        losses = pipe.update(examples[:2] + bad)
+    assert pipe.skipped_examples == 2 and losses["joint_sbd_parser_skipped"] == 2
+    assert losses["joint_sbd_parser"] > 0  # the usable documents were learnt from
+
+
+def test_tree_problem_names_roots_cycles_and_crossing_heads():
+    from spacy_joint_sbd.pipeline.doc_encoding import tree_problem
+
+    assert tree_problem([1, -1, 1], [True, False, False]) is None
+    assert "2 roots" in tree_problem([-1, -1, 1], [True, False, False])
+    assert "cycle" in tree_problem([1, 0, -1], [True, False, False])
+    assert "outside its sentence" in tree_problem([-1, 0, -1], [True, True, False])

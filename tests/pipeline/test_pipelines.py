@@ -24,3 +24,17 @@ def test_joint_parser_then_graph_component_keeps_sentences(second):
     for sent in doc.sents:
         assert sum(t.head.i == t.i for t in sent) == 1
         assert all(sent.start <= t.head.i < sent.end for t in sent)
+
+
+@pytest.mark.parametrize("name", ["constrained_parser", "fragment_parser"])
+def test_graph_components_never_train_on_gold_tags(name, sample_examples):
+    nlp, examples = sample_examples
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe(name)
+    eg = examples[0]
+    assert eg.reference.has_annotation("TAG") and not eg.predicted.has_annotation("TAG")
+    nlp.initialize(lambda: examples[:2])
+    with pytest.warns(UserWarning, match="no tagger before this component"):
+        pipe.update(examples[:2])
+    tags, pos = pipe._training_tags(eg)
+    assert tags == [t.tag_ for t in eg.predicted] and not any(tags)  # what prediction sees: no tags

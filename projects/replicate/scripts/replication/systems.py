@@ -172,7 +172,9 @@ def train_system(tagged: Dict, setting: str, system: str, epochs: int, beam_widt
         nlp.to_disk(model_dir)
     result: Dict = {"setting": setting, "system": system, **spec, "beam": beam_width, "epochs": epochs,
                     "best_epoch": best["epoch"], "tune": best, "curve": curve,
-                    "train_cpu_seconds": train_seconds, "tags": "predicted", "tests": {}}
+                    "train_cpu_seconds": train_seconds, "tests": {},
+                    # derived from the data: `tag` records the tagger whose predictions it stored
+                    "tags": f"predicted by {tagged['tagger']}" if tagged.get("tagger") else "gold"}
     for split in tests:
         golds = recs[split]
         # NOSYNTAX is scored against the real gold trees' boundaries; its trees are not a parse.
