@@ -268,16 +268,21 @@ class JointSBDParser(TrainablePipe):
             cfg = self._check_cfg(srsly.json_loads(msg["cfg"]), "bytes")
         except ValueError as e:
             raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes: {e})") from e
+        self._load(cfg, lambda: super(JointSBDParser, self).from_bytes(bytes_data, exclude=exclude),
+                   "not a joint_sbd_parser model: foreign or truncated bytes")
+        return self
+
+    def _load(self, cfg: Dict, load: Callable[[], object], problem: str) -> None:
+        """Adopt a checked `cfg` and the weights `load()` reads, or leave everything as it was
+        and raise a ValueError starting with `problem`."""
         with self._atomic_load():
             self.cfg.update(cfg)
             self._set_nO()
             try:
-                super().from_bytes(bytes_data, exclude=exclude)
-            except Exception as e:  # noqa: BLE001 - thinc/msgpack raise many types on bad bytes
-                raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes: "
-                                 f"{type(e).__name__}: {e})") from e
+                load()
+            except Exception as e:  # noqa: BLE001 - thinc/msgpack raise many types on bad data
+                raise ValueError(f"[{self.name}] {problem} ({type(e).__name__}: {e})") from e
             self._load_weights()
-        return self
 
     def _check_cfg(self, cfg, where: str) -> Dict:
         """A saved cfg as this component needs it, or a ValueError naming `where`."""
@@ -336,15 +341,8 @@ class JointSBDParser(TrainablePipe):
         except ValueError as e:
             raise ValueError(f"[{self.name}] {cfg_path}: unreadable ({e})") from e
         self._check_cfg(cfg, str(cfg_path))
-        with self._atomic_load():
-            self.cfg.update(cfg)
-            self._set_nO()
-            try:
-                super().from_disk(path, exclude=exclude)
-            except Exception as e:  # noqa: BLE001 - thinc/msgpack raise many types on bad files
-                raise ValueError(f"[{self.name}] {path / 'model'}: truncated or foreign model file "
-                                 f"({type(e).__name__}: {e})") from e
-            self._load_weights()
+        self._load(cfg, lambda: super(JointSBDParser, self).from_disk(path, exclude=exclude),
+                   f"{path / 'model'}: truncated or foreign model file")
         return self
 
     def _set_nO(self) -> None:
