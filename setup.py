@@ -1,6 +1,13 @@
 """Build the Cython extensions: every ``.pyx`` under ``spacy_joint_sbd/`` becomes one module.
 
 New modules need no edit here, so the transition, graph and learn stacks can grow independently.
+
+Modules build with boundscheck=False / wraparound=False: that also drops the checks on Python-list
+indexing with C integers, so every public entry point validates its arguments itself (and a module
+that indexes Python lists from its arguments, like `transition/oracle.pyx`, turns bounds checks
+back on in its header). For fuzzing, SJS_BOUNDSCHECK=1 builds everything with bounds checks, and
+CFLAGS/LDFLAGS="-fsanitize=address" (run with LD_PRELOAD=$(gcc -print-file-name=libasan.so)
+ASAN_OPTIONS=detect_leaks=0) catch out-of-bounds accesses that do not crash.
 """
 import os
 from pathlib import Path
@@ -30,6 +37,7 @@ setup(
     ext_modules=cythonize(
         extensions,
         language_level=3,
-        compiler_directives={"boundscheck": False, "wraparound": False, "cdivision": True},
+        compiler_directives={"boundscheck": os.environ.get("SJS_BOUNDSCHECK") == "1",
+                             "wraparound": False, "cdivision": True},
     ),
 )

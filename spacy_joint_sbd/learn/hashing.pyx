@@ -25,6 +25,6 @@ def hash_string(str text, uint64_t seed=DEFAULT_SEED) -> int:
 
 def hash_values(values, uint64_t seed=DEFAULT_SEED) -> int:
     """Python-level `hash_feature` over a sequence of ints (each taken modulo 2**64)."""
-    cdef uint64_t[::1] arr = numpy.array(
-        [v & 0xFFFFFFFFFFFFFFFF for v in values] or [0], dtype=numpy.uint64)
-    return hash_feature(&arr[0], len(values), seed)
+    words = [v & 0xFFFFFFFFFFFFFFFF for v in values]  # hash what was read, whatever len() says
+    cdef uint64_t[::1] arr = numpy.array(words or [0], dtype=numpy.uint64)
+    return hash_feature(&arr[0], len(words), seed)

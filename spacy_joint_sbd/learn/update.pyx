@@ -4,6 +4,10 @@
 Duplicate (row, class) entries are merged, so `sqnorm()` is the exact ‖ΔΦ‖² that the
 passive-aggressive step needs (features that collide in the table count as one, as they do in W).
 Updates can be accumulated over a whole document and applied once (DLaSO, Algorithm 1).
+
+The Python API checks classes and shapes (ValueError); `add_c` / `add_row_c` (C API) trust the
+caller to pass rows < n_rows and classes in [0, n_classes), so every stored cell lies inside the
+table that `apply` writes to.
 """
 import numpy
 
@@ -12,6 +16,8 @@ from libc.stdint cimport uint64_t
 from preshed.maps cimport PreshMap
 
 from .weights cimport HashedWeights
+
+from .weights import _as_keys
 
 
 cdef class SparseUpdate:
@@ -22,6 +28,8 @@ cdef class SparseUpdate:
     """
 
     def __init__(self, int n_rows, int n_classes):
+        if n_rows < 1 or n_classes < 1:
+            raise ValueError(f"n_rows and n_classes must be positive, got {n_rows}, {n_classes}")
         self.n_rows = n_rows
         self.n_classes = n_classes
         self.mem = Pool()
@@ -37,6 +45,8 @@ cdef class SparseUpdate:
         cdef size_t slot = <size_t>self.index.get(key + 2)  # preshed reserves keys 0 and 1
         if slot == 0:
             if self.length == self.capacity:
+                if self.capacity > (1 << 29):
+                    raise MemoryError("SparseUpdate: too many distinct cells")
                 self.capacity *= 2
                 self.keys = <uint64_t*>self.mem.realloc(self.keys, self.capacity * sizeof(uint64_t))
                 self.values = <float*>self.mem.realloc(self.values, self.capacity * sizeof(float))
@@ -54,7 +64,11 @@ cdef class SparseUpdate:
 
     def add(self, feats, int clas, float delta):
         """Add `delta` for class `clas` on the row of every feature key in `feats`."""
-        cdef uint64_t[::1] f = numpy.ascontiguousarray(feats, dtype=numpy.uint64)
+        if self.n_rows < 1 or self.mem is None:
+            raise ValueError("SparseUpdate was not initialised")
+        if not 0 <= clas < self.n_classes:
+            raise ValueError(f"class {clas} out of range [0, {self.n_classes})")
+        cdef const uint64_t[::1] f = _as_keys(feats)
         if f.shape[0]:
             self.add_c(&f[0], f.shape[0], clas, delta)
 
@@ -65,7 +79,7 @@ cdef class SparseUpdate:
             total += self.values[i] * self.values[i]
         return total
 
-    def apply(self, HashedWeights weights, float scale=1.0):
+    def apply(self, HashedWeights weights not None, float scale=1.0):
         """W += scale · ΔΦ (and the averaging accumulator U likewise)."""
         if weights.using_averages:
             raise RuntimeError("cannot update weights inside use_averages()")
@@ -79,7 +93,7 @@ cdef class SparseUpdate:
                 weights.update_row_c(key // self.n_classes, key % self.n_classes,
                                      scale * self.values[i])
 
-    def merge(self, SparseUpdate other, float scale=1.0):
+    def merge(self, SparseUpdate other not None, float scale=1.0):
         """self += scale · other (e.g. to store a step-sized update for later, as DLaSO does)."""
         if other.n_rows != self.n_rows or other.n_classes != self.n_classes:
             raise ValueError("SparseUpdate shapes differ")

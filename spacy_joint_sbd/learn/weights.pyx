@@ -13,8 +13,18 @@ tables as they stood at each tick. No per-entry timestamps are needed.
 C API (cimport from `spacy_joint_sbd.learn.weights`):
     score_c(feats, n, out)          out[c] = Σ_i W[feats[i] % n_rows, c]   (out is overwritten)
     update_c(feats, n, clas, delta) W[row, clas] += delta for each feature's row; U likewise × t
-Python API: score, update, tick, averaged, use_averages, get_params, set_params.
+    score_table(W, n_rows, n_classes, feats, n, out)   score_c on a given table (a caller that
+                                    must keep scoring one table while `use_averages` swaps W)
+The C API is unchecked (clas in [0, n_classes), n ≥ 0); the Python API checks its arguments and
+raises ValueError: score, update, tick, averaged, use_averages, get_params, set_params.
+
+Threads: scoring is read-only and may run in many threads at once. `average_table()` hands out
+the cached averaged table without swapping anything (what the transition engine's prediction
+uses); `use_averages()` swaps it in for everyone and counts the threads inside, restoring W when
+the last one leaves. Updates, `tick`, `finalize` and `set_params` (training) are single-threaded
+and must not overlap with scoring.
 """
+import threading
 from contextlib import contextmanager
 
 import numpy
@@ -23,18 +33,26 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memset
 
 
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define SJS_PREFETCH(p) __builtin_prefetch((const void*)(p), 0, 1)
-    #else
-    #define SJS_PREFETCH(p) ((void)0)
-    #endif
-    """
-    void SJS_PREFETCH(const void* p) noexcept nogil
-
-cdef enum:
-    PREFETCH_AHEAD = 8
+def _as_keys(feats):
+    """Feature keys as a 1-d uint64 array (any integer dtype ≥ 0, or Python ints < 2**64)."""
+    try:  # not an array: look at each value (numpy would turn [2**64 - 1, 2] into floats)
+        arr = feats if isinstance(feats, numpy.ndarray) else numpy.asarray(feats, dtype=object)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"feature keys must be a 1-d sequence of integers: {err}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"feature keys must be a 1-d sequence, got shape {arr.shape}")
+    if arr.size == 0:
+        return numpy.zeros((0,), dtype=numpy.uint64)
+    if arr.dtype.kind == "u":
+        return numpy.ascontiguousarray(arr, dtype=numpy.uint64)
+    if arr.dtype.kind == "i":
+        if (arr < 0).any():
+            raise ValueError("feature keys must be non-negative")
+        return numpy.ascontiguousarray(arr, dtype=numpy.uint64)
+    if arr.dtype.kind == "O" and all(isinstance(k, (int, numpy.integer)) and not isinstance(k, bool)
+                                     and 0 <= k < 1 << 64 for k in arr):
+        return numpy.asarray([int(k) for k in arr], dtype=numpy.uint64)
+    raise ValueError(f"feature keys must be integers in [0, 2**64), got dtype {arr.dtype}")
 
 
 cdef class HashedWeights:
@@ -58,7 +76,13 @@ cdef class HashedWeights:
         self._avg_version = -1
         self.time = 0.0
         self.using_averages = False
+        self._lock = threading.Lock()
+        self._avg_depth = 0
         self._bind_arrays()
+
+    def _check_init(self):
+        if self.W is NULL or self.n_rows < 1:
+            raise ValueError("HashedWeights was not initialised")
 
     def _bind_arrays(self):
         cdef float[:, ::1] w = self._W
@@ -67,24 +91,7 @@ cdef class HashedWeights:
         self.U = &u[0, 0]
 
     cdef void score_c(self, const uint64_t* feats, int n, float* out) noexcept nogil:
-        cdef int nc = self.n_classes
-        cdef int i, c, j
-        cdef const float* row
-        cdef const float* ahead
-        memset(out, 0, nc * sizeof(float))
-        # rows are scattered over a table larger than the cache: prefetch a few rows ahead
-        for i in range(min(n, PREFETCH_AHEAD)):
-            ahead = &self.W[(feats[i] % <uint64_t>self.n_rows) * nc]
-            for j in range(0, nc, 16):
-                SJS_PREFETCH(ahead + j)
-        for i in range(n):
-            if i + PREFETCH_AHEAD < n:
-                ahead = &self.W[(feats[i + PREFETCH_AHEAD] % <uint64_t>self.n_rows) * nc]
-                for j in range(0, nc, 16):
-                    SJS_PREFETCH(ahead + j)
-            row = &self.W[(feats[i] % <uint64_t>self.n_rows) * nc]
-            for c in range(nc):
-                out[c] += row[c]
+        score_table(self.W, <uint64_t>self.n_rows, self.n_classes, feats, n, out)
 
     cdef void update_row_c(self, uint64_t row, int clas, float delta) noexcept nogil:
         cdef uint64_t idx = row * self.n_classes + clas
@@ -101,7 +108,8 @@ cdef class HashedWeights:
 
     def score(self, feats):
         """Scores of every class for a bag of feature keys (1-d uint64 array) → float32 array."""
-        cdef uint64_t[::1] f = numpy.ascontiguousarray(feats, dtype=numpy.uint64)
+        self._check_init()
+        cdef const uint64_t[::1] f = _as_keys(feats)
         out = numpy.zeros((self.n_classes,), dtype=numpy.float32)
         cdef float[::1] o = out
         if f.shape[0]:
@@ -110,16 +118,19 @@ cdef class HashedWeights:
 
     def update(self, feats, int clas, float delta):
         """Add `delta` to the weight of class `clas` in the row of every feature key."""
+        self._check_init()
         if self.using_averages:
             raise RuntimeError("HashedWeights.update called inside use_averages()")
         if not 0 <= clas < self.n_classes:
-            raise IndexError(f"class {clas} out of range [0, {self.n_classes})")
-        cdef uint64_t[::1] f = numpy.ascontiguousarray(feats, dtype=numpy.uint64)
+            raise ValueError(f"class {clas} out of range [0, {self.n_classes})")
+        cdef const uint64_t[::1] f = _as_keys(feats)
         if f.shape[0]:
             self.update_c(&f[0], f.shape[0], clas, delta)
 
     def tick(self, int n=1):
         """Advance the averaging clock by `n` (once per training instance)."""
+        if n < 0:
+            raise ValueError(f"the averaging clock only moves forward, got tick({n})")
         self.time += n
         self.version += 1
 
@@ -132,30 +143,48 @@ cdef class HashedWeights:
         numpy.subtract(W, out, out=out)
         return out
 
+    def average_table(self):
+        """The averaged table (as `averaged()`), cached until the next update or tick and shared:
+        read it, never write it. Thread-safe; what `use_averages()` swaps in, and what a
+        prediction call scores without swapping anything (`Engine.parse(use_averages=True)`)."""
+        with self._lock:
+            return self._average_table()
+
+    def _average_table(self):
+        # the caller holds self._lock
+        if self.using_averages:
+            return self._W
+        if self._avg_cache is None or self._avg_version != self.version:
+            self._avg_cache = None
+            self._avg_cache = self.averaged()
+            self._avg_version = self.version
+        return self._avg_cache
+
     @contextmanager
     def use_averages(self):
         """Within the block, scoring uses the averaged weights (updates are refused).
 
         The averaged table is cached until the next update or tick, so repeated calls (e.g. one
-        per batch at prediction time) cost nothing."""
-        if self.using_averages:
-            yield self
-            return
-        if self._avg_cache is None or self._avg_version != self.version:
-            self._avg_cache = None
-            self._avg_cache = self.averaged()
-            self._avg_version = self.version
-        self._saved_W = self._W
-        self._W = self._avg_cache
-        self.using_averages = True
-        self._bind_arrays()
+        per batch at prediction time) cost nothing. Nested and concurrent blocks (threads
+        predicting with one model) share one swap: W is restored when the last block exits."""
+        with self._lock:
+            if self._avg_depth == 0:
+                avg = self._average_table()
+                self._saved_W = self._W
+                self._W = avg
+                self.using_averages = True
+                self._bind_arrays()
+            self._avg_depth += 1
         try:
             yield self
         finally:
-            self._W = self._saved_W
-            self._saved_W = None
-            self.using_averages = False
-            self._bind_arrays()
+            with self._lock:
+                self._avg_depth -= 1
+                if self._avg_depth == 0:
+                    self._W = self._saved_W
+                    self._saved_W = None
+                    self.using_averages = False
+                    self._bind_arrays()
 
     def finalize(self):
         """Replace W by its average and reset U and the clock (end of training; frees nothing)."""
@@ -179,12 +208,18 @@ cdef class HashedWeights:
         W = numpy.ascontiguousarray(params["W"], dtype=numpy.float32)
         if W.shape != (self.n_rows, self.n_classes):
             raise ValueError(f"W has shape {W.shape}, expected {(self.n_rows, self.n_classes)}")
+        U = params.get("U")
+        if U is not None:
+            U = numpy.ascontiguousarray(U, dtype=numpy.float32)
+            if U.size != W.size:
+                raise ValueError(f"U has shape {U.shape}, expected {W.shape}")
+            U = U.reshape(W.shape)
+        time = numpy.asarray(params.get("time", [0.0]), dtype=numpy.float64).ravel()
+        if time.shape != (1,) or not numpy.isfinite(time[0]) or time[0] < 0:
+            raise ValueError(f"time must be one finite number ≥ 0, got {time}")
         self._W = W.copy()
-        if params.get("U") is not None:
-            self._U = numpy.ascontiguousarray(params["U"], dtype=numpy.float32).reshape(W.shape).copy()
-        else:
-            self._U = numpy.zeros_like(self._W)
-        self.time = float(numpy.asarray(params.get("time", [0.0])).ravel()[0])
+        self._U = U.copy() if U is not None else numpy.zeros_like(self._W)
+        self.time = float(time[0])
         self._avg_cache = None
         self.version += 1
         self._bind_arrays()

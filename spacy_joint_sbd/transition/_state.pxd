@@ -10,6 +10,9 @@ leftmost / rightmost children with labels, valencies, label sets). LAST(S) is on
 Tokens are numbered 1..n inside the engine; 0 is the document's single artificial root. A state
 costs O(1) memory whatever the document length; states and cells are reference counted and freed
 as soon as no beam item can reach them.
+
+Allocation failures: `node_new`, `node_copy`, `state_init` and `state_child` return NULL when
+malloc does, leaving every reference count as it was; callers turn NULL into MemoryError.
 """
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
@@ -55,6 +58,8 @@ cdef struct StateC:
 
 cdef inline NodeC* node_new(int tok, NodeC* next) noexcept nogil:
     cdef NodeC* node = <NodeC*>malloc(sizeof(NodeC))
+    if node is NULL:
+        return NULL
     node.next = next
     if next is not NULL:
         next.refs += 1
@@ -69,6 +74,8 @@ cdef inline NodeC* node_new(int tok, NodeC* next) noexcept nogil:
 
 cdef inline NodeC* node_copy(const NodeC* src, NodeC* next) noexcept nogil:
     cdef NodeC* node = <NodeC*>malloc(sizeof(NodeC))
+    if node is NULL:
+        return NULL
     memcpy(node, src, sizeof(NodeC))
     node.next = next
     if next is not NULL:
@@ -111,8 +118,13 @@ cdef inline void node_add_child(NodeC* node, int child, int label) noexcept nogi
 cdef inline StateC* state_init(int n) noexcept nogil:
     """The initial state: stack [root], buffer 1..n, S = {1} (the document starts a sentence)."""
     cdef StateC* s = <StateC*>malloc(sizeof(StateC))
+    if s is NULL:
+        return NULL
     s.prev = NULL
     s.stack = node_new(0, NULL)
+    if s.stack is NULL:
+        free(s)
+        return NULL
     s.stack.refs = 1
     s.buf = NULL
     s.refs = 0
@@ -132,6 +144,8 @@ cdef inline StateC* state_init(int n) noexcept nogil:
 cdef inline StateC* state_child(StateC* prev) noexcept nogil:
     """A copy of `prev` whose back-pointer is `prev`; the caller then applies one move."""
     cdef StateC* s = <StateC*>malloc(sizeof(StateC))
+    if s is NULL:
+        return NULL
     memcpy(s, prev, sizeof(StateC))
     s.prev = prev
     prev.refs += 1

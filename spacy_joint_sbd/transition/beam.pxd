@@ -1,3 +1,4 @@
+from cymem.cymem cimport Pool
 from libc.stdint cimport uint64_t
 
 from ..learn.weights cimport HashedWeights
@@ -12,21 +13,37 @@ cdef struct CandC:
     int clas
 
 
+cdef struct WorkC:
+    # one call's view of one document and its buffers (see `Workspace`)
+    DocC doc
+    const uint64_t* attrs      # n × n_attrs
+    const float* W             # the weight table scored by this call (n_rows × n_classes)
+    uint64_t n_rows
+    int n_classes
+    int width                  # beam width the buffers below hold
+    uint64_t* feats            # MAX_FEATS feature keys
+    float* scores              # n_classes scores of one state
+    StateC** beam              # width items
+    StateC** nxt               # width items
+    CandC* top                 # width + 1 candidates
+
+
+cdef class Workspace:
+    cdef Pool mem
+    cdef WorkC c
+    cdef object _attrs
+    cdef bytes _flags
+    cdef object _table
+
+
 cdef class Engine:
     cdef readonly HashedWeights weights
     cdef readonly int n_labels
     cdef readonly int n_classes
     cdef FeatConfigC cfg
-    cdef uint64_t* feats
-    cdef float* scores
-    # per-document context
-    cdef DocC doc
-    cdef const uint64_t* attrs
-    cdef bytes _flags
 
-    cdef void begin_document(self, const uint64_t[:, ::1] attrs, fixed_starts) except *
-    cdef void reserve_scores(self, int beam_width) except *
-    cdef int features(self, const StateC* s) noexcept nogil
-    cdef void score(self, const StateC* s, float* out) noexcept nogil
-    cdef int expand_and_filter(self, StateC** beam, int beam_len, StateC** out, int width,
+    cdef Workspace workspace(self, attrs, fixed_starts, int width, bint use_averages=*)
+    cdef int features(self, WorkC* w, const StateC* s) noexcept nogil
+    cdef void score(self, WorkC* w, const StateC* s, float* out) noexcept nogil
+    cdef int expand_and_filter(self, WorkC* w, StateC** beam, int beam_len, StateC** out, int width,
                                CandC* top, const int* gold, int n_gold) noexcept nogil

@@ -16,22 +16,74 @@ and works on one document at a time, given as an (n × n_attrs) uint64 attribute
 
 `expand_and_filter` is Algorithm 1's EXPANDANDFILTER, shared by parsing and training.
 `fixed_starts` is None (SB predicted) or n bools, 0-based (True = the token starts a sentence).
+
+Per-call state: every call builds its own `Workspace` (the document, the weight table it scores,
+feature / score / beam buffers, owned by a cymem Pool), so the Engine itself is read-only while
+it parses. Threads: `parse` releases the GIL and many threads may parse with one Engine at once
+(prediction reads the weights only). Training (`train`) updates the weights and is single-
+threaded: do not train while another thread parses or trains with the same weights.
+
+Arguments are checked at the Python entry points (`as_attrs`, `check_width`, `moves.as_classes`,
+`moves.set_doc`: ValueError), so the nogil loops behind them stay unchecked; allocations are
+checked (MemoryError).
 """
 import numpy
 
+from cymem.cymem cimport Pool
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport free, malloc
 
-from ..learn.weights cimport HashedWeights
+from ..learn.weights cimport HashedWeights, score_table
 from ._state cimport StateC, is_final, read_arcs, state_decref, state_init
-from .features cimport MAX_FEATS, extract_features
+from .features cimport MAX_EXTRA, MAX_FEATS, extract_features
 from .moves cimport N_MOVES, apply_move, move_of, set_doc, valid_moves
 
-from .moves import n_classes_for
+from .moves import MAX_TOKENS, check_n_labels, n_classes_for
 
 cdef enum:
     COMMIT_EVERY = 256
     MAX_LAG = 2048
+
+MAX_BEAM_WIDTH = 1 << 16
+"""Widest beam accepted (the per-call buffers hold `beam_width` items; far beyond any use)."""
+
+
+def check_width(beam_width) -> int:
+    """`beam_width` as an int in [1, MAX_BEAM_WIDTH], or ValueError."""
+    if isinstance(beam_width, bool) or not isinstance(beam_width, (int, numpy.integer)):
+        raise ValueError(f"beam_width must be an int, got {beam_width!r}")
+    if not 1 <= beam_width <= MAX_BEAM_WIDTH:
+        raise ValueError(f"beam_width must be in [1, {MAX_BEAM_WIDTH}], got {beam_width}")
+    return int(beam_width)
+
+
+def as_attrs(attrs, int n_attrs):
+    """An (n × n_attrs) attribute array as C-contiguous uint64, or ValueError: integer ids only
+    (signed ids are taken modulo 2**64, as numpy casts them; floats are refused, not truncated)."""
+    try:
+        arr = numpy.asarray(attrs)
+    except (TypeError, ValueError) as err:  # e.g. ragged lists
+        raise ValueError(f"attrs must be an (n, {n_attrs}) integer array: {err}") from None
+    if arr.ndim != 2 or arr.shape[1] != n_attrs:
+        raise ValueError(f"attrs must have shape (n, {n_attrs}), got {arr.shape}")
+    if arr.shape[0] > MAX_TOKENS:
+        raise ValueError(f"a document has at most {MAX_TOKENS} tokens, got {arr.shape[0]}")
+    if arr.size and arr.dtype.kind not in "iu":
+        if arr.dtype.kind != "O":
+            raise ValueError(f"attrs must be integer attribute ids, got dtype {arr.dtype}")
+        try:
+            arr = numpy.array(arr.tolist(), dtype=numpy.uint64)
+        except (TypeError, ValueError, OverflowError) as err:
+            raise ValueError(f"attrs must be integer attribute ids in [0, 2**64): {err}") from None
+        if arr.ndim != 2:
+            raise ValueError(f"attrs must have shape (n, {n_attrs}), got {arr.shape}")
+    return numpy.ascontiguousarray(arr, dtype=numpy.uint64)
+
+
+cdef class Workspace:
+    """One call's state: the document (`DocC`, attributes, given boundaries), the weight table it
+    scores (held, so that `use_averages` swapping tables in another thread cannot pull it away)
+    and its feature, score and beam buffers, all owned by `mem`. Built by `Engine.workspace`."""
+    pass
 
 
 cdef class Engine:
@@ -40,17 +92,19 @@ cdef class Engine:
     n_labels: dependency labels (class layout: SHIFT, SWAP, SB, LEFTARC × L, RIGHTARC × L).
     n_attrs, word_col, tag_col, extra_cols: the attribute columns and their roles.
     n_rows: rows of the hashed weight table (each row holds 3 + 2·n_labels floats).
+
+    Thread-safe for prediction (`parse`, `count_features`); `train` is single-threaded.
     """
 
-    def __init__(self, int n_labels, int n_attrs, int word_col=0, int tag_col=1, extra_cols=(),
+    def __init__(self, n_labels, int n_attrs, int word_col=0, int tag_col=1, extra_cols=(),
                  int n_rows=1 << 17, HashedWeights weights=None):
-        if n_labels < 1:
-            raise ValueError("need at least one label")
+        n_labels = check_n_labels(n_labels)
         if not (0 <= word_col < n_attrs and 0 <= tag_col < n_attrs):
             raise ValueError(f"word_col / tag_col out of range for {n_attrs} attribute columns")
         extra_cols = list(extra_cols)
-        if len(extra_cols) > 8 or any(not 0 <= c < n_attrs for c in extra_cols):
-            raise ValueError(f"extra_cols must be ≤ 8 columns in [0, {n_attrs}): {extra_cols}")
+        if len(extra_cols) > MAX_EXTRA or any(
+                not isinstance(c, (int, numpy.integer)) or not 0 <= c < n_attrs for c in extra_cols):
+            raise ValueError(f"extra_cols must be ≤ {MAX_EXTRA} columns in [0, {n_attrs}): {extra_cols}")
         self.n_labels = n_labels
         self.n_classes = n_classes_for(n_labels)
         self.cfg.n_attrs = n_attrs
@@ -64,48 +118,64 @@ cdef class Engine:
         if weights.n_classes != self.n_classes:
             raise ValueError(f"weights have {weights.n_classes} classes, need {self.n_classes}")
         self.weights = weights
-        self.feats = <uint64_t*>malloc(MAX_FEATS * sizeof(uint64_t))
-        self.scores = NULL
 
-    def __dealloc__(self):
-        free(self.feats)
-        free(self.scores)
+    cdef Workspace workspace(self, attrs, fixed_starts, int width, bint use_averages=False):
+        """A new `Workspace` for one call on one document (arguments checked: ValueError).
 
-    cdef void begin_document(self, const uint64_t[:, ::1] attrs, fixed_starts) except *:
-        """Point the engine at one document (the caller keeps `attrs` alive while it works)."""
-        if attrs.shape[1] != self.cfg.n_attrs:
-            raise ValueError(f"attrs has {attrs.shape[1]} columns, engine expects {self.cfg.n_attrs}")
-        self._flags = set_doc(&self.doc, attrs.shape[0], self.n_labels, fixed_starts)
-        self.attrs = &attrs[0, 0] if attrs.shape[0] else NULL
+        `width` (≥ 1, from `check_width`) sizes the beam buffers. The weight table is the
+        averaged one (`weights.average_table()`) if `use_averages`, else the one `weights` scores
+        with now (also the averaged one inside `weights.use_averages()`)."""
+        if self.weights is None:
+            raise ValueError("Engine was not initialised")
+        cdef Workspace ws = Workspace()
+        A = as_attrs(attrs, self.cfg.n_attrs)
+        cdef const uint64_t[:, ::1] view = A
+        ws._attrs = A
+        ws._flags = set_doc(&ws.c.doc, A.shape[0], self.n_labels, fixed_starts)
+        ws.c.attrs = &view[0, 0] if A.shape[0] else NULL
+        table = self.weights.average_table() if use_averages else self.weights._W
+        cdef const float[:, ::1] W = table
+        if W.shape[0] != self.weights.n_rows or W.shape[1] != self.n_classes:
+            raise ValueError(f"weight table has shape {table.shape}, engine expects "
+                             f"{(self.weights.n_rows, self.n_classes)}")
+        ws._table = table
+        ws.c.W = &W[0, 0]
+        ws.c.n_rows = self.weights.n_rows
+        ws.c.n_classes = self.n_classes
+        ws.c.width = width
+        ws.mem = Pool()
+        ws.c.feats = <uint64_t*>ws.mem.alloc(MAX_FEATS, sizeof(uint64_t))
+        ws.c.scores = <float*>ws.mem.alloc(self.n_classes, sizeof(float))
+        ws.c.beam = <StateC**>ws.mem.alloc(width, sizeof(StateC*))
+        ws.c.nxt = <StateC**>ws.mem.alloc(width, sizeof(StateC*))
+        ws.c.top = <CandC*>ws.mem.alloc(width + 1, sizeof(CandC))
+        return ws
 
-    cdef void reserve_scores(self, int beam_width) except *:
-        free(self.scores)
-        self.scores = <float*>malloc(beam_width * self.n_classes * sizeof(float))
+    cdef int features(self, WorkC* w, const StateC* s) noexcept nogil:
+        return extract_features(w.feats, s, &w.doc, w.attrs, &self.cfg)
 
-    cdef int features(self, const StateC* s) noexcept nogil:
-        return extract_features(self.feats, s, &self.doc, self.attrs, &self.cfg)
+    cdef void score(self, WorkC* w, const StateC* s, float* out) noexcept nogil:
+        cdef int nf = self.features(w, s)
+        score_table(w.W, w.n_rows, w.n_classes, w.feats, nf, out)
 
-    cdef void score(self, const StateC* s, float* out) noexcept nogil:
-        cdef int nf = self.features(s)
-        self.weights.score_c(self.feats, nf, out)
-
-    cdef int expand_and_filter(self, StateC** beam, int beam_len, StateC** out, int width,
+    cdef int expand_and_filter(self, WorkC* w, StateC** beam, int beam_len, StateC** out, int width,
                                CandC* top, const int* gold, int n_gold) noexcept nogil:
-        """Expand every item, keep the best `width` successors in `out`; returns their number.
+        """Expand every item, keep the best `width` (≤ w.width) successors in `out`; returns
+        their number, or -1 if memory ran out (then `out` holds nothing and `beam` is intact).
         Final items are carried over unchanged. Items get is_gold if `gold` is given."""
-        cdef int n_top = 0, i, c, j
+        cdef int n_top = 0, i, c, j, k
         cdef bint valid[N_MOVES]
-        cdef float* scores
+        cdef float* scores = w.scores
         cdef StateC* st
+        cdef StateC* child
         cdef int nc = self.n_classes
         for i in range(beam_len):
             st = beam[i]
-            if is_final(st, self.doc.n):
+            if is_final(st, w.doc.n):
                 n_top = _insert(top, n_top, width, st.score, i, -1)
                 continue
-            scores = &self.scores[i * nc]
-            self.score(st, scores)
-            valid_moves(st, &self.doc, valid)
+            self.score(w, st, scores)
+            valid_moves(st, &w.doc, valid)
             for c in range(nc):
                 if valid[move_of(c, self.n_labels)]:
                     n_top = _insert(top, n_top, width, st.score + scores[c], i, c)
@@ -115,7 +185,12 @@ cdef class Engine:
                 out[j] = st
                 st.refs += 1
             else:
-                out[j] = apply_move(st, top[j].clas, &self.doc)
+                child = apply_move(st, top[j].clas, &w.doc)
+                if child is NULL:
+                    for k in range(j):
+                        state_decref(out[k])
+                    return -1
+                out[j] = child
                 out[j].refs = 1
                 out[j].score = top[j].score
                 out[j].is_gold = st.is_gold and gold is not NULL and st.steps < n_gold \
@@ -124,18 +199,20 @@ cdef class Engine:
 
     # -------------------------------------------------------------------------------- parsing
 
-    def parse(self, attrs, int beam_width=1, fixed_starts=None):
+    def parse(self, attrs, beam_width=1, fixed_starts=None, bint use_averages=False):
         """Parse one document. attrs: (n, n_attrs) uint64. fixed_starts: None (SB predicted) or
-        n bools, 0-based: the given sentence starts, which the parse keeps.
+        n bools, 0-based: the given sentence starts, which the parse keeps. beam_width: in
+        [1, MAX_BEAM_WIDTH]. use_averages: score with the averaged weights (the cached
+        `weights.average_table()`: nothing is swapped, so concurrent calls with either setting
+        each get their own table). Invalid arguments raise ValueError. Thread-safe (GIL released).
 
         Returns (heads, labels, sent_starts): int32 heads with absolute 0-based token indices and
         -1 for sentence roots, int32 label ids, bool sentence starts (token 0 always True).
         """
-        if beam_width < 1:
-            raise ValueError("beam_width must be ≥ 1")
-        cdef const uint64_t[:, ::1] A = numpy.ascontiguousarray(attrs, dtype=numpy.uint64)
-        cdef int n = A.shape[0]
-        self.begin_document(A, fixed_starts)
+        cdef int width = check_width(beam_width)
+        cdef Workspace ws = self.workspace(attrs, fixed_starts, width, use_averages)
+        cdef WorkC* w = &ws.c
+        cdef int n = w.doc.n
         heads = numpy.full((n + 1,), -1, dtype=numpy.int32)
         labels = numpy.zeros((n + 1,), dtype=numpy.int32)
         starts = numpy.zeros((n + 1,), dtype=numpy.uint8)
@@ -144,14 +221,15 @@ cdef class Engine:
         cdef int[::1] H = heads
         cdef int[::1] L = labels
         cdef unsigned char[::1] S = starts
-        self.reserve_scores(beam_width)
-        cdef StateC** beam = <StateC**>malloc(beam_width * sizeof(StateC*))
-        cdef StateC** nxt = <StateC**>malloc(beam_width * sizeof(StateC*))
+        cdef StateC** beam = w.beam
+        cdef StateC** nxt = w.nxt
         cdef StateC** tmp
-        cdef CandC* top = <CandC*>malloc((beam_width + 1) * sizeof(CandC))
+        cdef CandC* top = w.top
         cdef int beam_len = 1, new_len, i, step = 0
-        cdef bint done
+        cdef bint done, failed = False
         beam[0] = state_init(n)
+        if beam[0] is NULL:
+            raise MemoryError("parse: cannot allocate the initial state")
         beam[0].refs = 1
         try:
             with nogil:
@@ -163,7 +241,10 @@ cdef class Engine:
                             break
                     if done:
                         break
-                    new_len = self.expand_and_filter(beam, beam_len, nxt, beam_width, top, NULL, 0)
+                    new_len = self.expand_and_filter(w, beam, beam_len, nxt, width, top, NULL, 0)
+                    if new_len < 0:
+                        failed = True
+                        break
                     for i in range(beam_len):
                         state_decref(beam[i])
                     tmp = beam
@@ -174,23 +255,24 @@ cdef class Engine:
                     if step % COMMIT_EVERY == 0:
                         beam_len = _prune_lagging(beam, beam_len, MAX_LAG)
                         _commit(_common_ancestor(beam, beam_len), &H[0], &L[0], &S[0])
-                _commit(beam[0], &H[0], &L[0], &S[0])
+                if not failed:
+                    _commit(beam[0], &H[0], &L[0], &S[0])
         finally:
             for i in range(beam_len):
                 state_decref(beam[i])
-            free(beam)
-            free(nxt)
-            free(top)
+        if failed:
+            raise MemoryError("parse: out of memory for beam states")
         S[1] = 1
         out_heads = heads[1:] - 1  # root (0) → -1, token t → t − 1
         return out_heads, labels[1:].copy(), starts[1:].astype(bool)
 
     # ------------------------------------------------------------------------------- training
 
-    def train(self, attrs, gold_actions, str update="dlaso", int beam_width=20, learner=None,
+    def train(self, attrs, gold_actions, update="dlaso", beam_width=20, learner=None,
               fixed_starts=None):
         """Learn from one document whose gold class sequence is `gold_actions` (the oracle's),
         with update strategy `update` (one of `updates.UPDATES`); see `updates.train_document`.
+        Not thread-safe: it updates the weights (one training thread, no concurrent parse).
         """
         # `updates` cimports Engine, so it is imported here rather than at module level
         from .updates import train_document
@@ -198,11 +280,13 @@ cdef class Engine:
 
     def count_features(self) -> int:
         """Feature keys extracted per state (depends on the number of extra columns)."""
-        cdef const uint64_t[:, ::1] A = numpy.zeros((1, self.cfg.n_attrs), dtype=numpy.uint64)
-        self.begin_document(A, None)
+        cdef Workspace ws = self.workspace(numpy.zeros((1, self.cfg.n_attrs), dtype=numpy.uint64),
+                                           None, 1)
         cdef StateC* s = state_init(1)
+        if s is NULL:
+            raise MemoryError()
         s.refs = 1
-        nf = self.features(s)
+        nf = self.features(&ws.c, s)
         state_decref(s)
         return nf
 

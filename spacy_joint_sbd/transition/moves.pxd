@@ -24,4 +24,4 @@ cdef int move_of(int clas, int n_labels) noexcept nogil
 cdef int class_of(int move, int label, int n_labels) noexcept nogil
 cdef void valid_moves(const StateC* s, const DocC* doc, bint* valid) noexcept nogil
 cdef StateC* apply_move(StateC* prev, int clas, const DocC* doc) noexcept nogil
-cdef bytes set_doc(DocC* doc, int n, int n_labels, object fixed_starts)
+cdef bytes set_doc(DocC* doc, n, n_labels, object fixed_starts)

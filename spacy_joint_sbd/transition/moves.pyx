@@ -18,27 +18,66 @@ satisfied by every gold sequence, early or late. SWAP also needs s1 ≠ root (Ni
 Boundaries given (`document_level=False` upstream; `DocC.fixed_starts` set): SB is valid only at
 a given sentence start and SHIFT may not pass one without it; RIGHTARC to the root needs the
 sentence to be complete (β empty, or b0 a given start).
+
+Argument checks: the Python entry points of the engine validate through `check_n_labels`,
+`as_classes` and `set_doc` here, so the nogil code behind them (`valid_moves`, `apply_move`) never
+sees a class id outside [0, n_classes) or a label count below 1.
 """
 from enum import IntEnum
 
 import numpy
 
 from ._state cimport (NodeC, StateC, buffer_at, buffer_empty, node_add_child, node_copy,
-                      node_decref, node_new, state_child)
+                      node_decref, node_new, state_child, state_decref)
 
 Move = IntEnum("Move", [("SHIFT", SHIFT), ("SWAP", SWAP), ("SB", SB), ("LEFTARC", LEFTARC),
                         ("RIGHTARC", RIGHTARC)])
 MOVE_NAMES = tuple(move.name for move in Move)
+MAX_LABELS = 1 << 16
+"""Most labels a model may have (class ids and their products with table rows stay far from
+overflow; UD treebanks use a few hundred)."""
+MAX_TOKENS = (1 << 31) - 8
+"""Most tokens in one document (token numbers are C ints)."""
 
 
-def n_classes_for(int n_labels) -> int:
+def check_n_labels(n_labels) -> int:
+    """`n_labels` as an int in [1, MAX_LABELS], or ValueError."""
+    if isinstance(n_labels, bool) or not isinstance(n_labels, (int, numpy.integer)):
+        raise ValueError(f"n_labels must be an int, got {n_labels!r}")
+    if not 1 <= n_labels <= MAX_LABELS:
+        raise ValueError(f"n_labels must be in [1, {MAX_LABELS}], got {n_labels}")
+    return int(n_labels)
+
+
+def as_classes(actions, n_labels, str what="actions"):
+    """A class sequence as a 1-d int32 array whose ids are all in [0, n_classes_for(n_labels)),
+    or ValueError: the one check before class ids reach the nogil code."""
+    cdef int nc = n_classes_for(n_labels)
+    arr = numpy.asarray(actions)
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be a 1-d sequence of class ids, got shape {arr.shape}")
+    if arr.size == 0:
+        return numpy.zeros((0,), dtype=numpy.int32)
+    if arr.dtype.kind == "O" and all(isinstance(a, (int, numpy.integer)) and not isinstance(a, bool)
+                                     for a in arr):
+        arr = numpy.asarray([int(a) for a in arr], dtype=object)
+    elif arr.dtype.kind not in "iu":
+        raise ValueError(f"{what} must be integer class ids, got dtype {arr.dtype}")
+    bad = numpy.flatnonzero((arr < 0) | (arr >= nc))
+    if bad.size:
+        raise ValueError(f"{what}[{bad[0]}] = {arr[bad[0]]} is not a class id in [0, {nc})")
+    return numpy.ascontiguousarray(arr, dtype=numpy.int32)
+
+
+def n_classes_for(n_labels) -> int:
     """Transition classes for `n_labels` labels: SHIFT, SWAP, SB, then LEFTARC and RIGHTARC per label."""
-    return FIRST_ARC + 2 * n_labels
+    return FIRST_ARC + 2 * check_n_labels(n_labels)
 
 
-def move_name(int clas, int n_labels) -> str:
+def move_name(clas, n_labels) -> str:
     """The move type of class `clas` ("SHIFT", "SWAP", "SB", "LEFTARC" or "RIGHTARC")."""
-    return MOVE_NAMES[move_of(clas, n_labels)]
+    cdef int c = as_classes([clas], n_labels, "clas")[0]
+    return MOVE_NAMES[move_of(c, n_labels)]
 
 
 cdef int move_of(int clas, int n_labels) noexcept nogil:
@@ -64,28 +103,37 @@ cdef int class_of(int move, int label, int n_labels) noexcept nogil:
     return move
 
 
-cdef bytes set_doc(DocC* doc, int n, int n_labels, object fixed_starts):
+cdef bytes set_doc(DocC* doc, n, n_labels, object fixed_starts):
     """Fill `doc` for a document of n tokens; the one place where `fixed_starts` is converted.
 
     fixed_starts: None (SB is predicted) or a length-n sequence of bools, 0-based (True = token i
     starts a sentence; the first token always does). Returns the engine flags (by token number
     1..n, size n + 2) that `doc.fixed_starts` points into, or None: the caller keeps the returned
-    object alive as long as it uses `doc`.
+    object alive as long as it uses `doc`. Raises ValueError for n outside [0, MAX_TOKENS],
+    n_labels outside [1, MAX_LABELS] or fixed_starts of another length.
     """
+    if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)) or not 0 <= n <= MAX_TOKENS:
+        raise ValueError(f"a document has 0..{MAX_TOKENS} tokens, got {n!r}")
+    n_labels = check_n_labels(n_labels)
+    cdef bytes out = None
+    if fixed_starts is not None:
+        try:
+            given = numpy.asarray(fixed_starts, dtype=bool)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"fixed_starts must be None or {n} bools: {err}") from None
+        if given.shape != (n,):
+            raise ValueError(f"fixed_starts has shape {given.shape}, document has {n} tokens")
+        flags = numpy.zeros((n + 2,), dtype=numpy.uint8)
+        flags[1:n + 1] = given
+        if n:
+            flags[1] = 1
+        out = flags.tobytes()
+    # written only once everything is checked: a failed call leaves `doc` as it was
     doc.n = n
     doc.n_labels = n_labels
     doc.fixed_starts = NULL
-    if fixed_starts is None:
-        return None
-    given = numpy.asarray(fixed_starts, dtype=bool)
-    if given.shape != (n,):
-        raise ValueError(f"fixed_starts has shape {given.shape}, document has {n} tokens")
-    flags = numpy.zeros((n + 2,), dtype=numpy.uint8)
-    flags[1:n + 1] = given
-    if n:
-        flags[1] = 1
-    cdef bytes out = flags.tobytes()
-    doc.fixed_starts = out
+    if out is not None:
+        doc.fixed_starts = out
     return out
 
 
@@ -129,18 +177,23 @@ cdef class Shift:
         return True
 
     @staticmethod
-    cdef void transition(StateC* s) noexcept nogil:
+    cdef bint transition(StateC* s) noexcept nogil:
         cdef NodeC* node
         cdef NodeC* front = s.buf
         if front is not NULL:
             node = node_copy(front, s.stack)
+            if node is NULL:
+                return False
             set_buf(s, front.next)
             s.n_swapped -= 1
         else:
             node = node_new(s.next_tok, s.stack)
+            if node is NULL:
+                return False
             s.next_tok += 1
         set_stack(s, node)
         s.stack_len += 1
+        return True
 
 
 cdef class Swap:
@@ -155,13 +208,21 @@ cdef class Swap:
         return s.stack_len >= 3 and s.stack.next.tok < s.stack.tok
 
     @staticmethod
-    cdef void transition(StateC* s) noexcept nogil:
+    cdef bint transition(StateC* s) noexcept nogil:
         cdef NodeC* s0 = s.stack
         cdef NodeC* s1 = s0.next
-        set_buf(s, node_copy(s1, s.buf))
-        set_stack(s, node_copy(s0, s1.next))
+        cdef NodeC* back = node_copy(s1, s.buf)
+        if back is NULL:
+            return False
+        cdef NodeC* top = node_copy(s0, s1.next)
+        if top is NULL:
+            node_decref(back)  # refs 0: frees it and gives back its reference to s.buf
+            return False
+        set_buf(s, back)
+        set_stack(s, top)
         s.stack_len -= 1
         s.n_swapped += 1
+        return True
 
 
 cdef class SentenceBoundary:
@@ -182,9 +243,10 @@ cdef class SentenceBoundary:
         return s.last_sb < b0
 
     @staticmethod
-    cdef void transition(StateC* s, const DocC* doc) noexcept nogil:
+    cdef bint transition(StateC* s, const DocC* doc) noexcept nogil:
         s.sb = buffer_at(s, 0, doc.n)
         s.last_sb = s.sb
+        return True
 
 
 cdef class LeftArc:
@@ -199,14 +261,17 @@ cdef class LeftArc:
         return s.stack_len >= 3
 
     @staticmethod
-    cdef void transition(StateC* s, int label) noexcept nogil:
+    cdef bint transition(StateC* s, int label) noexcept nogil:
         cdef NodeC* s0 = s.stack
         cdef NodeC* s1 = s0.next
         cdef NodeC* head = node_copy(s0, s1.next)
+        if head is NULL:
+            return False
         node_add_child(head, s1.tok, label + 1)
         s.arc_head, s.arc_child, s.arc_label = s0.tok, s1.tok, label
         set_stack(s, head)
         s.stack_len -= 1
+        return True
 
 
 cdef class RightArc:
@@ -229,14 +294,17 @@ cdef class RightArc:
         return True
 
     @staticmethod
-    cdef void transition(StateC* s, int label) noexcept nogil:
+    cdef bint transition(StateC* s, int label) noexcept nogil:
         cdef NodeC* s0 = s.stack
         cdef NodeC* s1 = s0.next
         cdef NodeC* head = node_copy(s1, s1.next)
+        if head is NULL:
+            return False
         node_add_child(head, s0.tok, label + 1)
         s.arc_head, s.arc_child, s.arc_label = s1.tok, s0.tok, label
         set_stack(s, head)
         s.stack_len -= 1
+        return True
 
 
 cdef void valid_moves(const StateC* s, const DocC* doc, bint* valid) noexcept nogil:
@@ -249,21 +317,31 @@ cdef void valid_moves(const StateC* s, const DocC* doc, bint* valid) noexcept no
 
 
 cdef StateC* apply_move(StateC* prev, int clas, const DocC* doc) noexcept nogil:
-    """A new state: `prev` followed by class `clas` (validity is the caller's business)."""
+    """A new state: `prev` followed by class `clas`, or NULL if memory ran out (nothing changed).
+
+    Unchecked: `clas` must be in [0, n_classes) and valid in `prev` (`valid_moves`); the Python
+    entry points check both before any move is applied (an invalid LEFTARC on a short stack would
+    follow a NULL pointer)."""
     cdef StateC* s = state_child(prev)
+    if s is NULL:
+        return NULL
     s.stack.refs += 1
     if s.buf is not NULL:
         s.buf.refs += 1
     s.clas = clas
     cdef int move = move_of(clas, doc.n_labels)
+    cdef bint ok
     if move == SHIFT:
-        Shift.transition(s)
+        ok = Shift.transition(s)
     elif move == SWAP:
-        Swap.transition(s)
+        ok = Swap.transition(s)
     elif move == SB:
-        SentenceBoundary.transition(s, doc)
+        ok = SentenceBoundary.transition(s, doc)
     elif move == LEFTARC:
-        LeftArc.transition(s, label_of(clas, doc.n_labels))
+        ok = LeftArc.transition(s, label_of(clas, doc.n_labels))
     else:
-        RightArc.transition(s, label_of(clas, doc.n_labels))
+        ok = RightArc.transition(s, label_of(clas, doc.n_labels))
+    if not ok:
+        state_decref(s)  # refs 0: frees s, its cells, and its reference to prev
+        return NULL
     return s

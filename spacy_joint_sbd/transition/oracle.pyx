@@ -1,4 +1,4 @@
-# cython: infer_types=True, binding=True
+# cython: infer_types=True, binding=True, boundscheck=True
 """Static oracle for ArcStandard+SWAP+SB over a document (bjorkelund2016 §2 "Oracle").
 
 Within each sentence: the improved swap oracle of Nivre, Kuhlmann & Hall (2009): LEFTARC /
@@ -12,22 +12,47 @@ The gold tree uses the engine's numbering: tokens 1..n, heads[i] in 0..n (0 = th
 root), labels[i] a label id, starts[i] != 0 for sentence-initial tokens (starts[1] is implied);
 `engine_doc.to_engine_numbering(doc)` builds them from an `EngineDoc`. `fixed_starts` (boundaries
 given) uses the library's one convention: None, or n bools, 0-based (e.g. `EngineDoc.sent_starts`).
+
+The functions here index Python lists with C integers, so this module is built with bounds checks
+on (the `boundscheck=True` directive above, against setup.py's global False), and every entry
+point checks its arguments first (ValueError; OracleError for a well-formed but underivable tree).
 """
+import operator
+
 import numpy
 
 from ._state cimport StateC, buffer_at, is_final, state_decref, state_init
 from .moves cimport (LEFTARC, N_MOVES, RIGHTARC, SB, SHIFT, SWAP, DocC, apply_move, class_of,
                      set_doc, valid_moves)
 
-from .moves import MOVE_NAMES
+from .moves import MOVE_NAMES, check_n_labels
 
 
 class OracleError(ValueError):
     """The gold tree cannot be derived (e.g. an arc crosses a sentence boundary)."""
 
 
+def _int_list(values, str name):
+    """`values` as a list of Python ints, or ValueError."""
+    try:
+        return [operator.index(v) for v in values]
+    except TypeError:
+        raise ValueError(f"{name} must be a sequence of integers") from None
+
+
+def _check_heads(heads, int n):
+    """heads: ≥ n + 1 ints with heads[1..n] in [0, n]; ValueError otherwise."""
+    if n < 0 or len(heads) < n + 1:
+        raise ValueError(f"heads has {len(heads)} entries, need n + 1 = {n + 1} (index 0 = root)")
+    for i in range(1, n + 1):
+        if not 0 <= heads[i] <= n:
+            raise ValueError(f"heads[{i}] = {heads[i]} is not a token of 0..{n}")
+
+
 def projective_order(heads, int n):
     """proj[i]: position of token i (0..n) in the in-order traversal of the tree (root first)."""
+    heads = _int_list(heads, "heads")
+    _check_heads(heads, n)
     children = [[] for _ in range(n + 1)]
     for i in range(1, n + 1):
         children[heads[i]].append(i)
@@ -53,6 +78,10 @@ def projective_order(heads, int n):
 def mpc_roots(heads, starts, int n):
     """mpc[i]: representative of token i's maximal projective component, computed per sentence
     by arc-standard parsing without SWAP (Nivre, Kuhlmann & Hall 2009, §3)."""
+    heads = _int_list(heads, "heads")
+    _check_heads(heads, n)
+    if len(starts) < n + 1:
+        raise ValueError(f"starts has {len(starts)} entries, need n + 1 = {n + 1}")
     n_kids = [0] * (n + 1)
     for i in range(1, n + 1):
         n_kids[heads[i]] += 1
@@ -85,21 +114,33 @@ def mpc_roots(heads, starts, int n):
     return mpc
 
 
-def oracle_actions(heads_in, labels_in, starts_in, int n_labels, bint late=False,
+def oracle_actions(heads_in, labels_in, starts_in, n_labels, bint late=False,
                    fixed_starts=None):
     """Gold class sequence for one document (gold tree in engine numbering, see module docstring).
 
     late: join sentences by SB as late as possible (default: as early as possible).
     fixed_starts: None (SB predicted) or n bools, 0-based: the given boundaries, under which every
         move must be valid (normally the gold ones, e.g. `EngineDoc.sent_starts`).
-    Raises OracleError if the tree is not derivable or an oracle move would be illegal.
+    heads_in, labels_in and starts_in have one entry per token plus index 0 (unused), labels in
+    [0, n_labels). Raises ValueError for arguments of the wrong length or range, and OracleError
+    if the tree is not derivable or an oracle move would be illegal.
     """
-    cdef int n = len(heads_in) - 1
-    heads = [int(h) for h in heads_in]
-    labels = [int(l) for l in labels_in]
+    n_labels = check_n_labels(n_labels)
+    heads = _int_list(heads_in, "heads")
+    labels = _int_list(labels_in, "labels")
+    starts_list = list(starts_in)
+    if not heads:
+        raise ValueError("heads needs index 0 (the root) and one entry per token")
+    if len(labels) != len(heads) or len(starts_list) != len(heads):
+        raise ValueError(f"heads, labels and starts must have the same length, got "
+                         f"{len(heads)}, {len(labels)}, {len(starts_list)}")
+    cdef int n = len(heads) - 1
+    for i in range(1, n + 1):
+        if not 0 <= labels[i] < n_labels:
+            raise ValueError(f"labels[{i}] = {labels[i]} is not a label id in [0, {n_labels})")
     starts = [0] * (n + 2)
     for i in range(1, n + 1):
-        starts[i] = 1 if (starts_in[i] or i == 1) else 0
+        starts[i] = 1 if (starts_list[i] or i == 1) else 0
     # every arc must stay inside its sentence
     sent = [0] * (n + 1)
     cdef int k = 0
@@ -121,6 +162,8 @@ def oracle_actions(heads_in, labels_in, starts_in, int n_labels, bint late=False
     cdef DocC doc
     cdef bytes flags = set_doc(&doc, n, n_labels, fixed_starts)  # keeps doc.fixed_starts alive
     cdef StateC* s = state_init(n)
+    if s is NULL:
+        raise MemoryError()
     s.refs = 1
     cdef StateC* nxt
     cdef bint valid[N_MOVES]
@@ -154,6 +197,8 @@ def oracle_actions(heads_in, labels_in, starts_in, int n_labels, bint late=False
             clas = class_of(move, label, n_labels)
             out.append(clas)
             nxt = apply_move(s, clas, &doc)
+            if nxt is NULL:
+                raise MemoryError()
             nxt.refs = 1
             state_decref(s)
             s = nxt

@@ -10,7 +10,14 @@
 (bjorkelund2016 §2); False: boundaries are given by each doc's sent_starts (the GOLD pipeline
 parser / re-parsing). Updates (§3): "greedy", "early", "max_violation", "dlaso" (`UPDATES`).
 Learners: "pa" (PA-I with aggressiveness C, the default, as in the paper §4) or "perceptron".
-Both average their weights; `parse` uses the averaged weights unless told otherwise.
+Both average their weights; `parse` uses the averaged weights unless told otherwise. The learner
+applies to every update, greedy included: the paper's greedy baseline (§4, Figure 4) is "a plain
+averaged perceptron", i.e. update="greedy" with learner="perceptron"; with "pa" the greedy
+classifier takes PA-I steps instead.
+
+Threads: `parse` may be called from many threads at once on one parser (each call scores its own
+snapshot of the weights); `train_epoch` updates the weights and is single-threaded, never
+concurrent with parsing.
 """
 import json
 import random
@@ -158,14 +165,13 @@ class TransitionParser:
 
     def parse(self, docs: Sequence[EngineDoc], beam_width: int = 20,
               use_averages: bool = True) -> List[Parse]:
-        """Predict heads, labels and sentence starts of each document."""
-        def run():
-            return [Parse(*self.engine.parse(doc.attrs, beam_width, self._fixed(doc)))
-                    for doc in docs]
-        if use_averages:
-            with self.weights.use_averages():
-                return run()
-        return run()
+        """Predict heads, labels and sentence starts of each document.
+
+        Thread-safe: many threads may parse with one parser at once (each call scores its own
+        snapshot of the weights: the averaged table if `use_averages`, without swapping it in).
+        Training (`train_epoch`) is single-threaded and must not run alongside parsing."""
+        return [Parse(*self.engine.parse(doc.attrs, beam_width, self._fixed(doc), use_averages))
+                for doc in docs]
 
     def get_params(self) -> Dict[str, numpy.ndarray]:
         return self.weights.get_params()

@@ -3,31 +3,34 @@
 
 - `replay`: apply a class sequence from the initial state, checking each move against Figure 2's
   preconditions, and read the arcs back (the oracle round trip).
-- `gold_score`: the model score of a class sequence (eq. 1), to check that beam search finds
-  items scoring at least as high as a given derivation.
+- `gold_score`: the model score of a class sequence (eq. 1), e.g. to find the best derivation of
+  a tiny document by brute force.
+- `state_features`: the feature keys of the state a class sequence reaches, to compute updates
+  (ΔΦ) by hand.
 """
 import numpy
 
 from libc.stdint cimport uint64_t
 
 from ._state cimport StateC, state_decref, state_init
-from .beam cimport Engine
-from .moves cimport apply_move
+from .beam cimport Engine, WorkC, Workspace
+from .moves cimport N_MOVES, apply_move, move_of, valid_moves
 
-from .moves import move_name
+from .moves import as_classes, move_name
 from .oracle import OracleError
 from .stateclass import StateClass
 
 
-def replay(int n, int n_labels, actions, fixed_starts=None):
+def replay(n, n_labels, actions, fixed_starts=None):
     """Apply a class sequence from the initial state, checking each move's validity.
 
     fixed_starts: None or n bools, 0-based. Returns (heads, labels, starts, final) in engine
     numbering (index 0 unused; heads 0 = root; -1 = unattached), or raises OracleError at the
-    first invalid move.
+    first invalid move (ValueError for class ids outside [0, n_classes) or a bad fixed_starts).
     """
+    actions = as_classes(actions, n_labels)
     state = StateClass(n, n_labels, fixed_starts)
-    for step, clas in enumerate(actions):
+    for step, clas in enumerate(actions.tolist()):
         if not state.is_valid_class(clas):
             raise OracleError(f"move {move_name(clas, n_labels)} (class {clas}) invalid at step {step}")
         state.apply_clas(clas)
@@ -36,26 +39,71 @@ def replay(int n, int n_labels, actions, fixed_starts=None):
             numpy.asarray(starts, dtype=bool), state.is_final)
 
 
-def gold_score(Engine engine, attrs, actions, fixed_starts=None) -> float:
-    """Model score of a class sequence under `engine`'s current weights (no validity checks).
+def gold_score(Engine engine not None, attrs, actions, fixed_starts=None) -> float:
+    """Model score of a class sequence under `engine`'s current weights (eq. 1): the sum of the
+    scores of its moves. The sequence may stop before a final state.
 
-    fixed_starts: None or n bools, 0-based."""
-    cdef const uint64_t[:, ::1] A = numpy.ascontiguousarray(attrs, dtype=numpy.uint64)
-    cdef int n = A.shape[0]
-    engine.begin_document(A, fixed_starts)
-    engine.reserve_scores(1)
-    cdef StateC* s = state_init(n)
+    fixed_starts: None or n bools, 0-based. Raises ValueError for class ids outside
+    [0, n_classes) and OracleError (a ValueError) at the first move invalid in its state."""
+    cdef const int[::1] C = as_classes(actions, engine.n_labels)
+    cdef Workspace ws = engine.workspace(attrs, fixed_starts, 1)
+    cdef WorkC* w = &ws.c
+    cdef StateC* s = state_init(w.doc.n)
+    if s is NULL:
+        raise MemoryError()
     cdef StateC* nxt
+    cdef bint valid[N_MOVES]
+    cdef int step, c
     s.refs = 1
     cdef double total = 0
     try:
-        for c in actions:
-            engine.score(s, engine.scores)
-            total += engine.scores[<int>c]
-            nxt = apply_move(s, c, &engine.doc)
+        for step in range(C.shape[0]):
+            c = C[step]
+            valid_moves(s, &w.doc, valid)
+            if not valid[move_of(c, engine.n_labels)]:
+                raise OracleError(f"move {move_name(c, engine.n_labels)} (class {c}) invalid at "
+                                  f"step {step}")
+            engine.score(w, s, w.scores)
+            total += w.scores[c]
+            nxt = apply_move(s, c, &w.doc)
+            if nxt is NULL:
+                raise MemoryError()
             nxt.refs = 1
             state_decref(s)
             s = nxt
     finally:
         state_decref(s)
     return total
+
+
+def state_features(Engine engine not None, attrs, actions, fixed_starts=None):
+    """The feature keys (uint64, in template order: key 0 is the bias) of the state reached by the
+    class sequence `actions` from the initial state: what an update adds or subtracts for that
+    state's move, so tests can compute an update by hand. Checked like `gold_score`."""
+    cdef const int[::1] C = as_classes(actions, engine.n_labels)
+    cdef Workspace ws = engine.workspace(attrs, fixed_starts, 1)
+    cdef WorkC* w = &ws.c
+    cdef StateC* s = state_init(w.doc.n)
+    if s is NULL:
+        raise MemoryError()
+    cdef StateC* nxt
+    cdef bint valid[N_MOVES]
+    cdef int step, c, nf
+    s.refs = 1
+    try:
+        for step in range(C.shape[0]):
+            c = C[step]
+            valid_moves(s, &w.doc, valid)
+            if not valid[move_of(c, engine.n_labels)]:
+                raise OracleError(f"move {move_name(c, engine.n_labels)} (class {c}) invalid at "
+                                  f"step {step}")
+            nxt = apply_move(s, c, &w.doc)
+            if nxt is NULL:
+                raise MemoryError()
+            nxt.refs = 1
+            state_decref(s)
+            s = nxt
+        nf = engine.features(w, s)
+        return numpy.asarray(<uint64_t[:nf]>w.feats).copy()
+    finally:
+        state_decref(s)

@@ -11,105 +11,150 @@
 
 An update is ΔΦ = Φ(gold prefix) − Φ(predicted prefix) over the moves after the point where the
 prediction left the gold path (the shared prefix cancels), so each costs O(divergence). The beam
-itself (EXPANDANDFILTER, scoring, features) is `beam.Engine`'s.
+itself (EXPANDANDFILTER, scoring, features) is `beam.Engine`'s; the document, its buffers and the
+gold derivation live in one `beam.Workspace` per call.
+
+Learners (`learn.learners`): each strategy computes ΔΦ and a loss (Σ score(pred) − score(gold)
++ 1) and lets the learner choose the step: the perceptron's τ = 1 or PA-I's τ = min(C, loss /
+‖ΔΦ‖²). This includes greedy: with learner "pa" the greedy baseline is a passive-aggressive
+classifier, not the plain averaged perceptron of bjorkelund2016 §4 (Figure 4's greedy curve);
+learner="perceptron" gives the paper's baseline.
+
+Training is single-threaded: it updates the engine's weights in place.
 """
 import numpy
 
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport calloc, free, malloc
 
 from ..learn.update cimport SparseUpdate
 from ._state cimport StateC, is_final, state_decref, state_init
-from .beam cimport CandC, Engine
+from .beam cimport CandC, Engine, WorkC, Workspace
 from .moves cimport N_MOVES, apply_move, move_of, valid_moves
 
 from ..learn.learners import apply_update
+from .beam import check_width
+from .moves import as_classes
 
 UPDATES = ("greedy", "early", "max_violation", "dlaso")
 
 
-def train_document(Engine engine, attrs, gold_actions, str update="dlaso", int beam_width=20,
+def train_document(Engine engine not None, attrs, gold_actions, update="dlaso", beam_width=20,
                    learner=None, fixed_starts=None):
     """Learn from one document whose gold class sequence is `gold_actions` (the oracle's).
 
     fixed_starts: None (SB predicted) or n bools, 0-based (the boundaries the gold sequence keeps).
+    beam_width: in [1, beam.MAX_BEAM_WIDTH] (ignored by greedy, which uses 1). Raises ValueError
+    for invalid arguments, including class ids outside [0, n_classes) and gold sequences with an
+    invalid move or no final state (nothing is learnt from such a document).
     Returns a dict: n_gold (gold transitions), used (transitions of the gold sequence that
     updates covered; Figure 3's quantity is used / n_gold), violations (updates made),
     errors (greedy: misclassified states; beam: gold fell off the beam).
     """
-    if update not in UPDATES:
+    if not isinstance(update, str) or update not in UPDATES:
         raise ValueError(f"unknown update {update!r}; expected one of {UPDATES}")
-    if learner is None:
+    if learner is None or not callable(getattr(learner, "step", None)):
         raise ValueError("train() needs a learner (see learn.make_learner)")
     if engine.weights.using_averages:
         raise RuntimeError("cannot train inside weights.use_averages()")
-    cdef const uint64_t[:, ::1] A = numpy.ascontiguousarray(attrs, dtype=numpy.uint64)
-    cdef int[::1] G = numpy.ascontiguousarray(gold_actions, dtype=numpy.int32)
-    cdef int n = A.shape[0]
-    engine.begin_document(A, fixed_starts)
+    cdef int width = check_width(beam_width)
+    if update == "greedy":
+        width = 1
+    G_arr = as_classes(gold_actions, engine.n_labels, "gold_actions")
+    cdef const int[::1] G = G_arr
+    cdef Workspace ws = engine.workspace(attrs, fixed_starts, width)
+    cdef WorkC* w = &ws.c
+    cdef int n = w.doc.n
     cdef int T = G.shape[0]
     stats = {"n_gold": T, "used": T, "violations": 0, "errors": 0}
     if n == 0 or T == 0:
         return stats
-    if update == "greedy":
-        beam_width = 1
-    engine.reserve_scores(max(beam_width, 1))
+    _check_gold(w, &G[0], T, engine.n_labels)  # before any update: a rejected document changes nothing
     cdef SparseUpdate upd = SparseUpdate(engine.weights.n_rows, engine.n_classes)
     # the gold derivation c_0..c_T with its scores under the current weights
-    cdef StateC** gold = <StateC**>calloc(T + 1, sizeof(StateC*))
+    cdef StateC** gold = <StateC**>ws.mem.alloc(T + 1, sizeof(StateC*))
     cdef int t, i
     cdef bint valid[N_MOVES]
     gold[0] = state_init(n)
+    if gold[0] is NULL:
+        raise MemoryError("train: cannot allocate the initial state")
     gold[0].refs = 1
     try:
         for t in range(T):
-            engine.score(gold[t], engine.scores)
-            valid_moves(gold[t], &engine.doc, valid)
+            engine.score(w, gold[t], w.scores)
+            valid_moves(gold[t], &w.doc, valid)
             if not valid[move_of(G[t], engine.n_labels)]:
                 raise ValueError(f"gold move {G[t]} is invalid at step {t}")
             if update == "greedy":
-                if _greedy_update(engine, gold[t], G[t], upd, learner):
+                if _greedy_update(engine, w, gold[t], G[t], upd, learner):
                     stats["errors"] += 1
                     stats["violations"] += 1
                 engine.weights.tick()
-            gold[t + 1] = apply_move(gold[t], G[t], &engine.doc)
+            gold[t + 1] = apply_move(gold[t], G[t], &w.doc)
+            if gold[t + 1] is NULL:
+                raise MemoryError("train: out of memory for gold states")
             gold[t + 1].refs = 1
-            gold[t + 1].score = gold[t].score + engine.scores[G[t]]
+            gold[t + 1].score = gold[t].score + w.scores[G[t]]
         if not is_final(gold[T], n):
             raise ValueError("gold sequence does not reach a final state")
         if update != "greedy":
-            _beam_updates(engine, gold, &G[0], T, update, beam_width, upd, learner, stats)
+            _beam_updates(engine, w, gold, &G[0], T, update, width, upd, learner, stats)
             engine.weights.tick()
     finally:
         for i in range(T + 1):
             state_decref(gold[i])  # NULL-safe: an error may leave the tail unset
-        free(gold)
     return stats
 
 
-cdef bint _greedy_update(Engine engine, StateC* st, int gold_clas, SparseUpdate upd,
+cdef int _check_gold(WorkC* w, const int* G, int T, int n_labels) except -1:
+    """ValueError unless G[0..T) is a sequence of valid moves ending in a final state."""
+    cdef bint valid[N_MOVES]
+    cdef StateC* s = state_init(w.doc.n)
+    cdef StateC* nxt
+    cdef int t
+    if s is NULL:
+        raise MemoryError()
+    s.refs = 1
+    try:
+        for t in range(T):
+            valid_moves(s, &w.doc, valid)
+            if not valid[move_of(G[t], n_labels)]:
+                raise ValueError(f"gold move {G[t]} is invalid at step {t}")
+            nxt = apply_move(s, G[t], &w.doc)
+            if nxt is NULL:
+                raise MemoryError()
+            nxt.refs = 1
+            state_decref(s)  # nxt keeps its back-pointer; s goes when nxt does
+            s = nxt
+        if not is_final(s, w.doc.n):
+            raise ValueError("gold sequence does not reach a final state")
+    finally:
+        state_decref(s)
+    return 0
+
+
+cdef bint _greedy_update(Engine engine, WorkC* w, StateC* st, int gold_clas, SparseUpdate upd,
                          learner) except -1:
-    """greedy: if the best valid class (scores of `st` in engine.scores) is not the gold one,
+    """greedy: if the best valid class (scores of `st` in w.scores) is not the gold one,
     update at once towards the gold class and away from it."""
     cdef bint valid[N_MOVES]
-    valid_moves(st, &engine.doc, valid)
+    valid_moves(st, &w.doc, valid)
     cdef int best = -1, c
-    cdef float* scores = engine.scores
+    cdef float* scores = w.scores
     for c in range(engine.n_classes):
         if valid[move_of(c, engine.n_labels)] and (best < 0 or scores[c] > scores[best]):
             best = c
     if best == gold_clas:
         return False
-    cdef int nf = engine.features(st)
+    cdef int nf = engine.features(w, st)
     upd.clear()
-    upd.add_c(engine.feats, nf, gold_clas, 1.0)
-    upd.add_c(engine.feats, nf, best, -1.0)
+    upd.add_c(w.feats, nf, gold_clas, 1.0)
+    upd.add_c(w.feats, nf, best, -1.0)
     upd.loss = scores[best] - scores[gold_clas] + 1.0
     apply_update(engine.weights, upd, learner)
     return True
 
 
-cdef int _calc_update(Engine engine, StateC** gold, StateC* pred, SparseUpdate upd,
+cdef int _calc_update(Engine engine, WorkC* w, StateC** gold, StateC* pred, SparseUpdate upd,
                       SparseUpdate seg) except -1:
     """Algorithm 1's CALCUPDATE: upd += ΔΦ, ΔΦ = Φ(gold[k+1..t]) − Φ(pred's moves after its last
     gold ancestor, at step k), and upd.loss += score(pred) − score(gold) + 1. One step size (PA:
@@ -120,27 +165,27 @@ cdef int _calc_update(Engine engine, StateC** gold, StateC* pred, SparseUpdate u
     cdef int nf
     seg.clear()
     while not x.is_gold:
-        nf = engine.features(x.prev)
-        seg.add_c(engine.feats, nf, x.clas, -1.0)
+        nf = engine.features(w, x.prev)
+        seg.add_c(w.feats, nf, x.clas, -1.0)
         x = x.prev
     cdef int k = x.steps
     cdef int t = pred.steps
     cdef int j
     for j in range(k + 1, t + 1):
-        nf = engine.features(gold[j - 1])
-        seg.add_c(engine.feats, nf, gold[j].clas, 1.0)
+        nf = engine.features(w, gold[j - 1])
+        seg.add_c(w.feats, nf, gold[j].clas, 1.0)
     upd.merge(seg, 1.0)
     upd.loss += pred.score - gold[t].score + 1.0
     return t
 
 
-cdef int _beam_updates(Engine engine, StateC** gold, const int* G, int T, str update, int width,
-                       SparseUpdate upd, learner, dict stats) except -1:
+cdef int _beam_updates(Engine engine, WorkC* w, StateC** gold, const int* G, int T, str update,
+                       int width, SparseUpdate upd, learner, dict stats) except -1:
     """early, max_violation and dlaso over one document (Algorithm 1 and its two baselines)."""
-    cdef StateC** beam = <StateC**>malloc(width * sizeof(StateC*))
-    cdef StateC** nxt = <StateC**>malloc(width * sizeof(StateC*))
+    cdef StateC** beam = w.beam
+    cdef StateC** nxt = w.nxt
     cdef StateC** tmp
-    cdef CandC* top = <CandC*>malloc((width + 1) * sizeof(CandC))
+    cdef CandC* top = w.top
     cdef int beam_len = 1, new_len, i, t = 0
     cdef bint gold_in, fell = False
     cdef StateC* mv_pred = NULL
@@ -152,7 +197,9 @@ cdef int _beam_updates(Engine engine, StateC** gold, const int* G, int T, str up
     upd.clear()
     try:
         while t < T:
-            new_len = engine.expand_and_filter(beam, beam_len, nxt, width, top, G, T)
+            new_len = engine.expand_and_filter(w, beam, beam_len, nxt, width, top, G, T)
+            if new_len < 0:
+                raise MemoryError("train: out of memory for beam states")
             for i in range(beam_len):
                 state_decref(beam[i])
             tmp = beam
@@ -180,10 +227,10 @@ cdef int _beam_updates(Engine engine, StateC** gold, const int* G, int T, str up
             elif not gold_in:
                 stats["errors"] += 1
                 if update == "early":
-                    used = _calc_update(engine, gold, beam[0], upd, seg)
+                    used = _calc_update(engine, w, gold, beam[0], upd, seg)
                     break
                 # dlaso (Algorithm 1, lines 9-12): store the update, reseed the beam with c_t
-                _calc_update(engine, gold, beam[0], upd, seg)
+                _calc_update(engine, w, gold, beam[0], upd, seg)
                 stats["violations"] += 1
                 for i in range(beam_len):
                     state_decref(beam[i])
@@ -194,13 +241,13 @@ cdef int _beam_updates(Engine engine, StateC** gold, const int* G, int T, str up
             # search reached the end of the gold sequence (Algorithm 1, lines 13-16)
             if update == "max_violation":
                 if mv_pred is not NULL:
-                    used = _calc_update(engine, gold, mv_pred, upd, seg)
+                    used = _calc_update(engine, w, gold, mv_pred, upd, seg)
                 else:
                     used = T
             else:
                 used = T
                 if not beam[0].is_gold:
-                    _calc_update(engine, gold, beam[0], upd, seg)
+                    _calc_update(engine, w, gold, beam[0], upd, seg)
                     if update == "dlaso":
                         stats["violations"] += 1
         if update != "dlaso" and len(upd) > 0:
@@ -213,7 +260,4 @@ cdef int _beam_updates(Engine engine, StateC** gold, const int* G, int T, str up
             state_decref(beam[i])
         if mv_pred is not NULL:
             state_decref(mv_pred)
-        free(beam)
-        free(nxt)
-        free(top)
     return 0

@@ -110,3 +110,89 @@ def test_learners():
 def test_hashing_is_deterministic():
     assert hash_string("dog") == hash_string("dog") != hash_string("cat")
     assert hash_values([1, 2]) == hash_values([1, 2]) != hash_values([2, 1])
+
+
+def test_python_api_checks_its_arguments():
+    """ValueError, never a write outside the table (issue 15)."""
+    w = HashedWeights(8, 3)
+    for bad in ([-1], numpy.asarray([-2], dtype=numpy.int64), [[1, 2]], [0.5], ["x"], [1 << 64]):
+        with pytest.raises(ValueError, match="feature keys"):
+            w.score(bad)
+        with pytest.raises(ValueError, match="feature keys"):
+            w.update(bad, 0, 1.0)
+    for clas in (-1, 3, 1 << 20):
+        with pytest.raises(ValueError, match="class"):
+            w.update(feats(1), clas, 1.0)
+        with pytest.raises(ValueError, match="class"):
+            SparseUpdate(8, 3).add(feats(1), clas, 1.0)  # was written through apply()
+    with pytest.raises(ValueError, match="positive"):
+        SparseUpdate(0, 3)  # was a division by zero on add
+    with pytest.raises(ValueError, match="positive"):
+        HashedWeights(8, 0)
+    with pytest.raises(TypeError):
+        SparseUpdate(8, 3).apply(None)  # None passed as a HashedWeights: a NULL dereference
+    with pytest.raises(ValueError, match="U has shape"):
+        w.set_params({"W": numpy.zeros((8, 3)), "U": numpy.zeros(3)})
+    with pytest.raises(ValueError, match="time"):
+        w.set_params({"W": numpy.zeros((8, 3)), "time": [float("nan")]})
+    with pytest.raises(ValueError, match="clock"):
+        w.tick(-1)
+    assert w.score([(1 << 64) - 1, 2]).shape == (3,)  # keys up to 2**64 − 1 are fine
+
+
+def test_average_table_is_cached_and_read_only_for_callers():
+    w = HashedWeights(4, 2)
+    w.tick()
+    w.update(feats(1), 1, 2.0)
+    w.tick()
+    avg = w.average_table()
+    assert avg is w.average_table()  # cached until the next update or tick
+    assert numpy.array_equal(avg, w.averaged())
+    assert w.score(feats(1)).tolist() == [0.0, 2.0]  # nothing swapped
+    with w.use_averages():
+        assert w.average_table() is avg
+        assert w.score(feats(1)).tolist() == [0.0, 1.0]
+    w.tick()
+    assert w.average_table() is not avg
+
+
+def test_use_averages_from_many_threads():
+    """Threads entering and leaving `use_averages()` at different times all score with the
+    averaged table; W is restored when the last one leaves (the first one out used to restore it
+    under the others' feet)."""
+    import threading
+
+    w = HashedWeights(4, 2)
+    w.tick()
+    w.update(feats(1), 1, 2.0)
+    w.tick()
+    seen, barrier = [], threading.Barrier(4)
+
+    def work(i):
+        barrier.wait()
+        for k in range(200):
+            with w.use_averages():
+                seen.append(w.score(feats(1)).tolist())
+                if (k + i) % 7 == 0:
+                    with w.use_averages():  # nested in one thread
+                        seen.append(w.score(feats(1)).tolist())
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) > 800 and all(s == [0.0, 1.0] for s in seen)
+    assert not w.using_averages and w.score(feats(1)).tolist() == [0.0, 2.0]
+
+
+def test_hash_values_reads_only_what_it_iterated():
+    class Liar:  # len() larger than what iteration yields: was a read past the array
+        def __len__(self):
+            return 10 ** 6
+
+        def __iter__(self):
+            return iter([1])
+
+    assert hash_values(Liar()) == hash_values([1])
+    assert hash_values([]) == 6626834796609356575  # unchanged by the fix

@@ -191,3 +191,23 @@ def test_tree_problem_names_roots_cycles_and_crossing_heads():
     assert "2 roots" in tree_problem([-1, -1, 1], [True, False, False])
     assert "cycle" in tree_problem([1, 0, -1], [True, False, False])
     assert "outside its sentence" in tree_problem([-1, 0, -1], [True, True, False])
+
+
+def test_one_pipeline_serves_many_threads(trained_nlp, sample_docs):
+    """4 threads × 200 documents on one pipeline give exactly the sequential output, including a
+    3,000-token document parsed while short ones are (the engine keeps no per-document state)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [" ".join(r.words) for r in sample_docs]
+    texts = (texts * 7)[:199] + [" ".join(w for r in sample_docs for w in r.words) * 2]
+    assert len(trained_nlp.make_doc(texts[-1])) > 3000
+    sequential = [heads_and_starts(trained_nlp(t)) for t in texts]
+
+    def run(offset):
+        order = texts[offset:] + texts[:offset]  # every thread in another order
+        out = [heads_and_starts(trained_nlp(t)) for t in order]
+        return out[len(texts) - offset:] + out[:len(texts) - offset]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(run, [0, 50, 100, 199]))
+    assert all(r == sequential for r in results)
