@@ -32,6 +32,8 @@ def corrupt(lines, seed: int, n_edits: int):
     rng = random.Random(seed)
     lines = list(lines)
     for _ in range(n_edits):
+        if not lines:
+            lines = [""]
         i = rng.randrange(len(lines))
         kind = rng.randrange(7)
         if kind == 0:
