@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from ..corpus.record import ROOT, DocRecord
 from ..corpus.writer import write_records
+from ..pipeline.newline_boundaries import MODES as NEWLINE_MODES  # registers the factory
 from ..segment import DEFAULT_WINDOW_CHARS, Sentence, SegmentStats, segment_stream, segment_texts
 from . import app
 from ._util import atomic_path
@@ -195,10 +196,14 @@ def segment_cli(
     n_process: int = typer.Option(1, "--n-process", help="processes for nlp.pipe"),
     window_chars: int = typer.Option(DEFAULT_WINDOW_CHARS, "--window-chars",
                                      help="longer texts are streamed in windows of this size"),
+    newlines: str = typer.Option("ignore", "--newlines",
+                                 help="ignore | line | paragraph: line or paragraph breaks as forced boundaries"),
 ) -> None:
     """Split raw text into sentences (and parse it) with a joint_sbd_parser pipeline."""
     import spacy
 
+    if newlines not in NEWLINE_MODES:
+        _fail(f"--newlines must be one of {', '.join(NEWLINE_MODES)}, got {newlines!r}")
     if fmt not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if batch_size < 1 or n_process < 1 or window_chars < 1:
@@ -218,6 +223,8 @@ def segment_cli(
         nlp = spacy.load(name)
     except OSError as e:
         _fail(f"cannot load pipeline {name!r}: {e}")
+    if newlines != "ignore":
+        nlp.add_pipe("newline_boundaries", first=True, config={"mode": newlines})
     parse = with_parse or fmt == "conllu"
     try:
         if output == STDIN:

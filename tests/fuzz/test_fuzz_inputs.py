@@ -12,7 +12,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import pytest
 import spacy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -61,7 +60,11 @@ def corrupt(lines, seed: int, n_edits: int):
 @FUZZ
 @given(seed=st.integers(0, 2**32 - 1), n_edits=st.integers(1, 6), raw=st.booleans())
 def test_conllu_reader_on_corrupted_real_files(tmp_path, seed, n_edits, raw):
-    path = Path(tempfile.mkdtemp(dir=tmp_path)) / "corrupt.conllu"
+    with tempfile.TemporaryDirectory(dir=tmp_path) as tmp:  # removed after each example
+        check_corrupted_file(Path(tmp) / "corrupt.conllu", seed, n_edits, raw)
+
+
+def check_corrupted_file(path, seed, n_edits, raw):
     data = corrupt(LINES, seed, n_edits).encode("utf8")
     if raw:  # byte-level damage too: invalid UTF-8, NUL bytes
         rng = random.Random(seed)
@@ -82,17 +85,16 @@ def test_conllu_reader_on_corrupted_real_files(tmp_path, seed, n_edits, raw):
             assert all(h == -1 or s <= h < e for h in rec.heads[s:e])
 
 
-@pytest.fixture(scope="module")
-def model_copy_source(trained_model_dir):
-    return trained_model_dir
-
-
 @FUZZ
 @given(seed=st.integers(0, 2**32 - 1), mode=st.sampled_from(["truncate", "flip", "cfg"]))
-def test_model_loading_on_damaged_files(model_copy_source, tmp_path, seed, mode):
+def test_model_loading_on_damaged_files(trained_model_dir, tmp_path, seed, mode):
+    with tempfile.TemporaryDirectory(dir=tmp_path) as tmp:  # a model copy per example: removed after it
+        check_damaged_model(trained_model_dir, Path(tmp) / "model", seed, mode)
+
+
+def check_damaged_model(source, path, seed, mode):
     rng = random.Random(seed)
-    path = Path(tempfile.mkdtemp(dir=tmp_path)) / "model"
-    shutil.copytree(model_copy_source, path)
+    shutil.copytree(source, path)
     target = path / "joint_sbd_parser" / ("cfg" if mode == "cfg" else "model")
     data = bytearray(target.read_bytes())
     if mode == "truncate":
