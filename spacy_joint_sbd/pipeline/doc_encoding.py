@@ -11,12 +11,13 @@ these functions, so a model is always trained and applied with the same encoding
 from typing import List, Optional, Sequence
 
 import numpy
-from spacy.attrs import DEP, HEAD, IDS, SENT_START
+from spacy.attrs import DEP, HEAD, IDS, IS_SPACE, SENT_START
 from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..corpus.labels import from_spacy_dep, to_spacy_dep
 from ..transition import EngineDoc, LabelSet, Parse
+from .whitespace import SPACE_LABEL, SpacePlan
 
 
 def check_attrs(attrs: Sequence[str]) -> List[str]:
@@ -39,10 +40,52 @@ def doc_sent_starts(doc: Doc) -> numpy.ndarray:
     return numpy.asarray([i == 0 or t.is_sent_start is True for i, t in enumerate(doc)], dtype=bool)
 
 
+def doc_presets(doc: Doc) -> numpy.ndarray:
+    """The boundaries set on the Doc before parsing, as the engine's int8 presets:
+    `token.is_sent_start` True → 1 (forced), False → 0 (forbidden), None → -1 (predicted);
+    token 0 always starts a sentence (1)."""
+    if len(doc) == 0:
+        return numpy.zeros((0,), dtype=numpy.int8)
+    raw = doc.to_array([SENT_START]).reshape((len(doc),)).astype(numpy.int64)  # 1, -1, 0 = unset
+    presets = numpy.where(raw == 1, 1, numpy.where(raw == -1, 0, -1)).astype(numpy.int8)
+    presets[0] = 1
+    return presets
+
+
+def _no_presets(presets: numpy.ndarray) -> bool:
+    return bool((presets[1:] == -1).all())
+
+
+def space_plan(doc: Doc, presets: Optional[numpy.ndarray] = None) -> Optional[SpacePlan]:
+    """The Doc's `SpacePlan`, or None if it has no whitespace token."""
+    if len(doc) == 0:
+        return None
+    space = doc.to_array([IS_SPACE]).reshape((len(doc),)).astype(bool)
+    if not space.any():
+        return None
+    return SpacePlan(doc_presets(doc) if presets is None else presets, space)
+
+
 def engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True) -> EngineDoc:
-    """What the engine parses: the features and, inside given sentences, the Doc's boundaries."""
-    return EngineDoc(attrs=doc_attrs(doc, attrs),
-                     sent_starts=None if document_level else doc_sent_starts(doc))
+    """What the engine parses: the features and, inside given sentences, the Doc's boundaries.
+
+    Whole-document mode: the boundaries set before (`doc_presets`) are presets (None when there
+    are none), and whitespace tokens are left out (`SpacePlan`; `expand_parse` puts them back)."""
+    if not document_level:
+        return EngineDoc(attrs=doc_attrs(doc, attrs), sent_starts=doc_sent_starts(doc))
+    attrs_arr = doc_attrs(doc, attrs)
+    presets = doc_presets(doc)
+    plan = space_plan(doc, presets)
+    if plan is not None:
+        attrs_arr = numpy.ascontiguousarray(attrs_arr[plan.keep])
+        presets = plan.word_presets
+    return EngineDoc(attrs=attrs_arr, presets=None if _no_presets(presets) else presets)
+
+
+def expand_parse(doc: Doc, parse: Parse, document_level: bool = True) -> Parse:
+    """The engine's parse of `engine_doc(doc, ...)` as a parse of every token of the Doc."""
+    plan = space_plan(doc) if document_level else None
+    return parse if plan is None else plan.expand(parse)
 
 
 class UnusableExample(ValueError):
@@ -70,18 +113,25 @@ def tree_problem(heads: Sequence[int], starts: Sequence[bool]) -> Optional[str]:
 
 
 def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
-                    document_level: bool = True) -> Optional[EngineDoc]:
+                    document_level: bool = True, presets: bool = True) -> Optional[EngineDoc]:
     """Features from `eg.predicted`, gold heads / labels / boundaries from `eg.reference`
     (projected through spaCy's alignment when the tokenizations differ). None for an empty
     document; `UnusableExample` when the reference has no parse, a gold head has no counterpart in
-    the predicted tokens, or the gold tree is not one tree per sentence."""
+    the predicted tokens, or the gold tree is not one tree per sentence.
+
+    Whole-document mode: the boundaries set on `eg.predicted` before parsing (e.g. by a component
+    that splits at newlines) are the doc's presets, so that training sees what prediction will. A
+    preset that contradicts the gold boundaries (forced where the gold has none, forbidden where
+    it has one) is dropped (set to -1, predicted) and counted in `dropped_presets`; the document
+    itself is kept. `presets=False` ignores them (for Examples whose predicted doc is the gold). Whitespace tokens are not left out here (treebank documents have none)."""
     n = len(eg.predicted)
     if n == 0:
         return None
     ref = eg.reference
     if not ref.has_annotation("DEP"):
         raise UnusableExample("the reference has no dependency parse")
-    doc = engine_doc(eg.predicted, attrs, document_level)
+    doc = EngineDoc(attrs=doc_attrs(eg.predicted, attrs),
+                    sent_starts=None if document_level else doc_sent_starts(eg.predicted))
     if len(ref) == n and all(a.text == b.text for a, b in zip(eg.predicted, ref)):
         heads = [t.head.i for t in ref]
         deps = [t.dep_ for t in ref]
@@ -99,16 +149,23 @@ def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
     doc.heads = numpy.asarray(heads, dtype=numpy.int32)
     doc.labels = numpy.asarray(labels.encode_all([from_spacy_dep(d) for d in deps]), dtype=numpy.int32)
     doc.sent_starts = numpy.asarray(starts, dtype=bool)
+    if document_level and presets:
+        presets = doc_presets(eg.predicted)
+        wrong = ((presets == 1) & ~doc.sent_starts) | ((presets == 0) & doc.sent_starts)
+        presets[wrong] = -1
+        doc.dropped_presets = int(wrong.sum())
+        doc.presets = None if _no_presets(presets) else presets
     return doc
 
 
 def set_parse(doc: Doc, parse: Parse, labels: LabelSet) -> None:
-    """Write a parse (heads, labels, sentence starts) onto the Doc in one `Doc.from_array`."""
+    """Write a parse (heads, labels, sentence starts) onto the Doc in one `Doc.from_array`;
+    label id -1 stands for `SPACE_LABEL` (whitespace tokens, `expand_parse`)."""
     n = len(doc)
     if n == 0:
         return
     strings = doc.vocab.strings
-    label_hashes = [strings.add(to_spacy_dep(lab)) for lab in labels.labels]
+    label_hashes = [strings.add(to_spacy_dep(lab)) for lab in labels.labels] + [strings.add(SPACE_LABEL)]
     idx = numpy.arange(n, dtype=numpy.int64)
     heads = numpy.where(parse.heads < 0, idx, parse.heads.astype(numpy.int64))
     arr = numpy.zeros((n, 3), dtype=numpy.uint64)
@@ -134,7 +191,7 @@ def encode_records(records: Sequence, labels: LabelSet, attrs: Sequence[str],
     for rec in records:
         doc = record_to_doc(vocab, rec)
         try:
-            engine = gold_engine_doc(Example(doc, doc), labels, attrs, document_level)
+            engine = gold_engine_doc(Example(doc, doc), labels, attrs, document_level, presets=False)
         except UnusableExample as e:
             raise UnusableExample(f"document {rec.doc_id!r}: {e}") from None
         if engine is None:

@@ -6,6 +6,7 @@ serialization. Docs become engine inputs in `doc_encoding` (token attributes as 
 PREDICTED them; gold trees and boundaries come from `Example.reference` during `update` only), and
 the search itself runs in `spacy_joint_sbd.transition`.
 """
+import math
 import warnings
 from contextlib import contextmanager
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
@@ -14,14 +15,14 @@ import srsly
 from spacy import util
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
 from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
-from .doc_encoding import UnusableExample, check_attrs, engine_doc, gold_engine_doc, set_parse
+from .doc_encoding import UnusableExample, check_attrs, engine_doc, expand_parse, gold_engine_doc, set_parse
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -30,6 +31,14 @@ n_rows = 131072
 """
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 LEARNERS = ("pa", "perceptron")
+
+if not Token.has_extension("sent_start_prob"):
+    Token.set_extension("sent_start_prob", default=None)
+"""`token._.sent_start_prob`, set by the component in whole-document mode: the probability that a
+sentence starts at the token, = the summed softmax weight (softmax over the scores of the final
+beam items) of the final items that make a boundary there. 1.0 / 0.0 where every / no final item
+does (always at forced / forbidden boundaries); 0 or 1 with beam_width 1. Raw perceptron scores
+make it peaked: it ranks boundaries, it is not calibrated."""
 
 
 @Language.factory(
@@ -44,6 +53,7 @@ LEARNERS = ("pa", "perceptron")
         "pa_c": 1.0,
         "attrs": list(DEFAULT_ATTRS),
         "document_level": True,
+        "sb_bias": 0.0,
         "scorer": {"@scorers": "spacy_joint_sbd.joint_scorer.v1"},
     },
     default_score_weights={"sents_f": 0.5, "dep_las": 0.5, "dep_uas": 0.0, "sents_p": None, "sents_r": None},
@@ -60,6 +70,7 @@ def make_joint_sbd_parser(
     attrs: List[str],
     document_level: bool,
     scorer: Optional[Callable],
+    sb_bias: float = 0.0,
 ) -> "JointSBDParser":
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
 
@@ -70,10 +81,16 @@ def make_joint_sbd_parser(
     attrs: token attributes that feed the features (spaCy attribute names, e.g. NORM, TAG, SHAPE).
     document_level: True predicts boundaries and trees for the whole Doc; False keeps the Doc's
         existing sentence boundaries and parses within them (the paper's GOLD / REPARSED parser).
+        In whole-document mode the boundaries set before the component are kept:
+        `token.is_sent_start` True forces a boundary, False forbids one, None lets the model
+        predict it; whitespace tokens never start a sentence unless forced and never head a word.
+    sb_bias: added to the score of SB (a sentence boundary) at every step of the search at
+        prediction time: > 0 splits more eagerly (recall), < 0 more lazily (precision), 0 = as
+        trained. Training ignores it.
     """
     return JointSBDParser(nlp.vocab, model, name, beam_width=beam_width, update=update, sb_oracle=sb_oracle,
                           learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level,
-                          scorer=scorer)
+                          scorer=scorer, sb_bias=sb_bias)
 
 
 @util.registry.scorers("spacy_joint_sbd.joint_scorer.v1")
@@ -97,6 +114,7 @@ class JointSBDParser(TrainablePipe):
         attrs: Sequence[str] = tuple(DEFAULT_ATTRS),
         document_level: bool = True,
         scorer: Optional[Callable] = score_examples,
+        sb_bias: float = 0.0,
     ) -> None:
         if update not in UPDATES:
             raise ValueError(f"[{name}] update must be one of {', '.join(UPDATES)}, got {update!r}")
@@ -106,6 +124,8 @@ class JointSBDParser(TrainablePipe):
             raise ValueError(f"[{name}] learner must be one of {', '.join(LEARNERS)}, got {learner!r}")
         if beam_width < 1:
             raise ValueError(f"[{name}] beam_width must be >= 1, got {beam_width}")
+        if not _is_bias(sb_bias):
+            raise ValueError(f"[{name}] sb_bias must be a finite number, got {sb_bias!r}")
         try:
             attrs = check_attrs(attrs)
         except ValueError as e:
@@ -117,12 +137,15 @@ class JointSBDParser(TrainablePipe):
         self.cfg: Dict = {
             "labels": [], "beam_width": beam_width, "update": update, "sb_oracle": sb_oracle,
             "learner": learner, "pa_c": pa_c, "attrs": attrs, "document_level": document_level,
+            "sb_bias": float(sb_bias),
         }
         self._parser: Optional[TransitionParser] = None
         self._trained = False  # updates since the last load: predict with averaged weights
         self.last_epoch_stats: Dict = {}
         self.skipped_examples = 0
         """Training Examples skipped because the engine cannot learn from them (see `update`)."""
+        self.dropped_presets = 0
+        """Preset boundaries of training docs dropped because they contradicted the gold."""
 
     # ------------------------------------------------------------------ labels and set-up
     @property
@@ -181,13 +204,19 @@ class JointSBDParser(TrainablePipe):
     def predict(self, docs: Iterable[Doc]) -> List[Parse]:
         docs = list(docs)
         parser = self.parser
-        engine_docs = [engine_doc(d, self.cfg["attrs"], self.cfg["document_level"]) for d in docs]
-        return parser.parse(engine_docs, beam_width=self.cfg["beam_width"], use_averages=self._trained)
+        level = self.cfg["document_level"]
+        engine_docs = [engine_doc(d, self.cfg["attrs"], level) for d in docs]
+        parses = parser.parse(engine_docs, beam_width=self.cfg["beam_width"], use_averages=self._trained,
+                              sb_bias=self.cfg.get("sb_bias", 0.0))
+        return [expand_parse(d, p, level) for d, p in zip(docs, parses)]
 
     def set_annotations(self, docs: Iterable[Doc], parses: List[Parse]) -> None:
         labels = self.parser.labels
         for doc, parse in zip(docs, parses):
             set_parse(doc, parse, labels)
+            if self.cfg["document_level"] and parse.sent_start_probs is not None:
+                for token, prob in zip(doc, parse.sent_start_probs.tolist()):
+                    token._.sent_start_prob = prob
 
     # -------------------------------------------------------------------------- training
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
@@ -198,7 +227,9 @@ class JointSBDParser(TrainablePipe):
 
         An Example the engine cannot learn from (no gold parse, several roots or a cycle in a
         sentence, a gold head lost in the alignment) is skipped with a warning and counted in
-        `skipped_examples` and `losses[name + '_skipped']`."""
+        `skipped_examples` and `losses[name + '_skipped']`. Preset boundaries of the predicted docs
+        that contradict the gold are dropped (`gold_engine_doc`) and counted in `dropped_presets`
+        and `losses[name + '_dropped_presets']`."""
         if losses is None:
             losses = {}
         losses.setdefault(self.name, 0.0)
@@ -216,6 +247,10 @@ class JointSBDParser(TrainablePipe):
                 continue
             if doc is not None:
                 docs.append(doc)
+                if doc.dropped_presets:
+                    self.dropped_presets += doc.dropped_presets
+                    key = f"{self.name}_dropped_presets"
+                    losses[key] = losses.get(key, 0.0) + doc.dropped_presets
         if skipped:
             self.skipped_examples += len(skipped)
             losses[f"{self.name}_skipped"] = losses.get(f"{self.name}_skipped", 0.0) + len(skipped)
@@ -275,6 +310,7 @@ class JointSBDParser(TrainablePipe):
     def _load(self, cfg: Dict, load: Callable[[], object], problem: str) -> None:
         """Adopt a checked `cfg` and the weights `load()` reads, or leave everything as it was
         and raise a ValueError starting with `problem`."""
+        bias = self.cfg.get("sb_bias", 0.0)  # a prediction setting: the pipeline config's wins
         with self._atomic_load():
             self.cfg.update(cfg)
             self._set_nO()
@@ -282,6 +318,7 @@ class JointSBDParser(TrainablePipe):
                 load()
             except Exception as e:  # noqa: BLE001 - thinc/msgpack raise many types on bad data
                 raise ValueError(f"[{self.name}] {problem} ({type(e).__name__}: {e})") from e
+            self.cfg["sb_bias"] = bias
             self._load_weights()
 
     def _check_cfg(self, cfg, where: str) -> Dict:
@@ -303,6 +340,8 @@ class JointSBDParser(TrainablePipe):
             raise bad(f"beam_width {beam!r}")
         if not isinstance(cfg.get("pa_c"), (int, float)):
             raise bad("pa_c")
+        if not _is_bias(cfg.get("sb_bias", 0.0)):
+            raise bad(f"sb_bias {cfg['sb_bias']!r}")
         try:
             check_attrs(cfg.get("attrs") or [])
         except (ValueError, AttributeError, TypeError) as e:
@@ -348,3 +387,8 @@ class JointSBDParser(TrainablePipe):
     def _set_nO(self) -> None:
         if self.cfg["labels"] and (not self.model.has_dim("nO") or self.model.get_dim("nO") is None):
             self.model.set_dim("nO", n_classes_for(len(self.cfg["labels"])))
+
+
+def _is_bias(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+        and abs(value) <= 1e30

@@ -21,6 +21,7 @@ cdef struct WorkC:
     uint64_t n_rows
     int n_classes
     int width                  # beam width the buffers below hold
+    float sb_bias              # added to the score of SB wherever it is valid (0 at training)
     uint64_t* feats            # MAX_FEATS feature keys
     float* scores              # n_classes scores of one state
     StateC** beam              # width items

@@ -15,7 +15,11 @@ and works on one document at a time, given as an (n × n_attrs) uint64 attribute
   update strategy (greedy, early, max_violation, dlaso); see `updates`.
 
 `expand_and_filter` is Algorithm 1's EXPANDANDFILTER, shared by parsing and training.
-`fixed_starts` is None (SB predicted) or n bools, 0-based (True = the token starts a sentence).
+`fixed_starts` is None (SB predicted) or n presets, 0-based: True / 1 = the token starts a
+sentence, False / 0 = it does not, None / -1 = predicted (n bools: every boundary given).
+`parse(..., sb_bias=b)` adds b to SB's score wherever SB is valid (the precision / recall knob;
+0 = the model as trained) and `parse(..., return_probs=True)` also returns the sentence-start
+probability of every token (`_start_probs`: softmax over the final beam items' scores).
 
 Per-call state: every call builds its own `Workspace` (the document, the weight table it scores,
 feature / score / beam buffers, owned by a cymem Pool), so the Engine itself is read-only while
@@ -30,12 +34,13 @@ checked (MemoryError).
 import numpy
 
 from cymem.cymem cimport Pool
+from libc.math cimport exp
 from libc.stdint cimport uint64_t
 
 from ..learn.weights cimport HashedWeights, score_table
 from ._state cimport StateC, is_final, read_arcs, state_decref, state_init
 from .features cimport MAX_EXTRA, MAX_FEATS, extract_features
-from .moves cimport N_MOVES, apply_move, move_of, set_doc, valid_moves
+from .moves cimport N_MOVES, SB, apply_move, move_of, set_doc, valid_moves
 
 from .moves import MAX_TOKENS, check_n_labels, n_classes_for
 
@@ -143,6 +148,7 @@ cdef class Engine:
         ws.c.n_rows = self.weights.n_rows
         ws.c.n_classes = self.n_classes
         ws.c.width = width
+        ws.c.sb_bias = 0
         ws.mem = Pool()
         ws.c.feats = <uint64_t*>ws.mem.alloc(MAX_FEATS, sizeof(uint64_t))
         ws.c.scores = <float*>ws.mem.alloc(self.n_classes, sizeof(float))
@@ -176,6 +182,8 @@ cdef class Engine:
                 continue
             self.score(w, st, scores)
             valid_moves(st, &w.doc, valid)
+            if w.sb_bias != 0 and valid[SB]:
+                scores[SB] += w.sb_bias
             for c in range(nc):
                 if valid[move_of(c, self.n_labels)]:
                     n_top = _insert(top, n_top, width, st.score + scores[c], i, c)
@@ -199,24 +207,34 @@ cdef class Engine:
 
     # -------------------------------------------------------------------------------- parsing
 
-    def parse(self, attrs, beam_width=1, fixed_starts=None, bint use_averages=False):
+    def parse(self, attrs, beam_width=1, fixed_starts=None, bint use_averages=False, sb_bias=0.0,
+              bint return_probs=False):
         """Parse one document. attrs: (n, n_attrs) uint64. fixed_starts: None (SB predicted) or
-        n bools, 0-based: the given sentence starts, which the parse keeps. beam_width: in
-        [1, MAX_BEAM_WIDTH]. use_averages: score with the averaged weights (the cached
-        `weights.average_table()`: nothing is swapped, so concurrent calls with either setting
-        each get their own table). Invalid arguments raise ValueError. Thread-safe (GIL released).
+        n presets, 0-based (True / 1 forced, False / 0 forbidden, None / -1 predicted; n bools:
+        every boundary given), which the parse keeps. beam_width: in [1, MAX_BEAM_WIDTH].
+        use_averages: score with the averaged weights (the cached `weights.average_table()`:
+        nothing is swapped, so concurrent calls with either setting each get their own table).
+        sb_bias: a finite float added to the score of SB at every step where SB is valid
+        (0 = the model's own scores; > 0 splits more eagerly, < 0 more lazily). Invalid
+        arguments raise ValueError. Thread-safe (GIL released).
 
         Returns (heads, labels, sent_starts): int32 heads with absolute 0-based token indices and
-        -1 for sentence roots, int32 label ids, bool sentence starts (token 0 always True).
+        -1 for sentence roots, int32 label ids, bool sentence starts (token 0 always True); with
+        `return_probs`, also float64 sentence-start probabilities (`_start_probs`).
         """
         cdef int width = check_width(beam_width)
+        cdef float bias = check_bias(sb_bias)
         cdef Workspace ws = self.workspace(attrs, fixed_starts, width, use_averages)
         cdef WorkC* w = &ws.c
+        w.sb_bias = bias
         cdef int n = w.doc.n
         heads = numpy.full((n + 1,), -1, dtype=numpy.int32)
         labels = numpy.zeros((n + 1,), dtype=numpy.int32)
         starts = numpy.zeros((n + 1,), dtype=numpy.uint8)
+        probs = None
         if n == 0:
+            if return_probs:
+                return heads[1:], labels[1:], starts[1:].astype(bool), numpy.zeros((0,))
             return heads[1:], labels[1:], starts[1:].astype(bool)
         cdef int[::1] H = heads
         cdef int[::1] L = labels
@@ -255,6 +273,9 @@ cdef class Engine:
                     if step % COMMIT_EVERY == 0:
                         beam_len = _prune_lagging(beam, beam_len, MAX_LAG)
                         _commit(_common_ancestor(beam, beam_len), &H[0], &L[0], &S[0])
+            if not failed and return_probs:
+                probs = _start_probs(beam, beam_len, starts)
+            with nogil:
                 if not failed:
                     _commit(beam[0], &H[0], &L[0], &S[0])
         finally:
@@ -264,6 +285,9 @@ cdef class Engine:
             raise MemoryError("parse: out of memory for beam states")
         S[1] = 1
         out_heads = heads[1:] - 1  # root (0) → -1, token t → t − 1
+        if return_probs:
+            probs[1] = 1.0
+            return out_heads, labels[1:].copy(), starts[1:].astype(bool), probs[1:].copy()
         return out_heads, labels[1:].copy(), starts[1:].astype(bool)
 
     # ------------------------------------------------------------------------------- training
@@ -289,6 +313,55 @@ cdef class Engine:
         nf = self.features(&ws.c, s)
         state_decref(s)
         return nf
+
+
+def check_bias(sb_bias) -> float:
+    """`sb_bias` as a finite float, or ValueError."""
+    if isinstance(sb_bias, bool) or not isinstance(sb_bias, (int, float, numpy.integer, numpy.floating)):
+        raise ValueError(f"sb_bias must be a number, got {sb_bias!r}")
+    if not numpy.isfinite(sb_bias) or abs(sb_bias) > 1e30:
+        raise ValueError(f"sb_bias must be finite, got {sb_bias!r}")
+    return float(sb_bias)
+
+
+cdef object _start_probs(StateC** beam, int beam_len, committed):
+    """P(a sentence starts at engine token t), t in 0..n, from the final beam (all items final).
+
+    Each final item i gets the weight softmax(score)_i over the final items' scores; the
+    probability of a start at t is the summed weight of the items that made SB at t. Boundaries
+    already committed (`committed`: shared by every item) and boundaries every item made get
+    exactly 1.0, boundaries no item made exactly 0.0; with one item (beam 1) every value is 0 or
+    1. Raw perceptron scores make this distribution peaked: it ranks boundaries, it is not
+    calibrated.
+    """
+    n1 = committed.shape[0]
+    probs = numpy.zeros((n1,), dtype=numpy.float64)
+    counts = numpy.zeros((n1,), dtype=numpy.longlong)
+    cdef double[::1] P = probs
+    cdef long long[::1] C = counts
+    cdef int i
+    cdef double top = beam[0].score, z = 0
+    cdef const StateC* s
+    weights = numpy.empty((beam_len,), dtype=numpy.float64)
+    cdef double[::1] Wt = weights
+    for i in range(beam_len):
+        if beam[i].score > top:
+            top = beam[i].score
+    for i in range(beam_len):
+        Wt[i] = exp(beam[i].score - top)
+        z += Wt[i]
+    for i in range(beam_len):
+        s = beam[i]
+        while s is not NULL:
+            if s.sb > 0:
+                P[s.sb] += Wt[i] / z
+                C[s.sb] += 1
+            s = s.prev
+    out = counts
+    probs[out == beam_len] = 1.0
+    probs[out == 0] = 0.0
+    probs[numpy.asarray(committed) != 0] = 1.0
+    return numpy.clip(probs, 0.0, 1.0)
 
 
 cdef inline int _insert(CandC* top, int n_top, int width, double score, int parent,

@@ -24,6 +24,12 @@ class EngineDoc:
     """int32 label ids."""
     sent_starts: Optional[numpy.ndarray] = None
     """bool, True on sentence-initial tokens."""
+    presets: Optional[numpy.ndarray] = None
+    """int8 preset boundaries for whole-document parsing: 1 = a sentence must start here,
+    0 = must not, -1 = predicted (None: every boundary predicted). Ignored with
+    `document_level=False`, where `sent_starts` gives every boundary."""
+    dropped_presets: int = 0
+    """Presets that contradicted the gold boundaries and were set to -1 (training docs only)."""
     doc_id: str = ""
     oracle_cache: Dict[Tuple, numpy.ndarray] = field(default_factory=dict, repr=False, compare=False)
     """The document's gold class sequences, one per oracle setting (`TransitionParser.oracle`):

@@ -17,7 +17,8 @@ cdef enum:
 cdef struct DocC:
     int n
     int n_labels
-    const char* fixed_starts   # NULL: SB predicted; else flags by engine token number 1..n (size n + 2)
+    const signed char* fixed_starts  # NULL: SB predicted everywhere; else by engine token number
+                                     # 1..n (size n + 2): 1 forced, 0 forbidden, -1 predicted
 
 
 cdef int move_of(int clas, int n_labels) noexcept nogil

@@ -15,9 +15,11 @@ alone lets RIGHTARC attach two tokens of one sentence to the root): RIGHTARC wit
 the next move must be SB (late boundary) unless SB was already made (early boundary). Both are
 satisfied by every gold sequence, early or late. SWAP also needs s1 ≠ root (Nivre 2009: 0 < s1).
 
-Boundaries given (`document_level=False` upstream; `DocC.fixed_starts` set): SB is valid only at
-a given sentence start and SHIFT may not pass one without it; RIGHTARC to the root needs the
-sentence to be complete (β empty, or b0 a given start).
+Preset boundaries (`DocC.fixed_starts` set; one int8 per token: 1 forced, 0 forbidden, -1 free):
+SB is invalid at a forbidden token and SHIFT may not pass a forced one without it; RIGHTARC to the
+root needs that the sentence may end there (β empty, or b0 not forbidden). Every boundary given
+(`document_level=False` upstream: n bools, no free token) is the special case where SB is valid
+only at a given start and the sentence is complete only before one.
 
 Argument checks: the Python entry points of the engine validate through `check_n_labels`,
 `as_classes` and `set_doc` here, so the nogil code behind them (`valid_moves`, `apply_move`) never
@@ -106,24 +108,22 @@ cdef int class_of(int move, int label, int n_labels) noexcept nogil:
 cdef bytes set_doc(DocC* doc, n, n_labels, object fixed_starts):
     """Fill `doc` for a document of n tokens; the one place where `fixed_starts` is converted.
 
-    fixed_starts: None (SB is predicted) or a length-n sequence of bools, 0-based (True = token i
-    starts a sentence; the first token always does). Returns the engine flags (by token number
-    1..n, size n + 2) that `doc.fixed_starts` points into, or None: the caller keeps the returned
-    object alive as long as it uses `doc`. Raises ValueError for n outside [0, MAX_TOKENS],
-    n_labels outside [1, MAX_LABELS] or fixed_starts of another length.
+    fixed_starts: None (SB is predicted everywhere) or a length-n sequence of presets, 0-based:
+    True / 1 = a sentence must start at token i (forced), False / 0 = must not (forbidden),
+    None / -1 = predicted (free). n bools (every boundary given, `document_level=False`) is the
+    special case with no free token. The first token always starts a sentence. Returns the engine
+    flags (int8 by token number 1..n, size n + 2) that `doc.fixed_starts` points into, or None:
+    the caller keeps the returned object alive as long as it uses `doc`. Raises ValueError for n
+    outside [0, MAX_TOKENS], n_labels outside [1, MAX_LABELS] or fixed_starts of another length
+    or with another value.
     """
     if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)) or not 0 <= n <= MAX_TOKENS:
         raise ValueError(f"a document has 0..{MAX_TOKENS} tokens, got {n!r}")
     n_labels = check_n_labels(n_labels)
     cdef bytes out = None
     if fixed_starts is not None:
-        try:
-            given = numpy.asarray(fixed_starts, dtype=bool)
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"fixed_starts must be None or {n} bools: {err}") from None
-        if given.shape != (n,):
-            raise ValueError(f"fixed_starts has shape {given.shape}, document has {n} tokens")
-        flags = numpy.zeros((n + 2,), dtype=numpy.uint8)
+        given = as_presets(fixed_starts, n)
+        flags = numpy.full((n + 2,), -1, dtype=numpy.int8)
         flags[1:n + 1] = given
         if n:
             flags[1] = 1
@@ -133,8 +133,41 @@ cdef bytes set_doc(DocC* doc, n, n_labels, object fixed_starts):
     doc.n_labels = n_labels
     doc.fixed_starts = NULL
     if out is not None:
-        doc.fixed_starts = out
+        doc.fixed_starts = <const signed char*><const char*>out
     return out
+
+
+def as_presets(fixed_starts, n):
+    """`fixed_starts` (n entries: True/1 forced, False/0 forbidden, None/-1 free) as an int8
+    array of 1 / 0 / -1, or ValueError."""
+    def bad(why):
+        return ValueError(f"fixed_starts must be None or {n} entries of True / False / None "
+                          f"(or 1 / 0 / -1): {why}")
+    try:
+        arr = numpy.asarray(fixed_starts)
+    except (TypeError, ValueError) as err:
+        raise bad(err) from None
+    if arr.shape != (n,):
+        raise ValueError(f"fixed_starts has shape {arr.shape}, document has {n} tokens")
+    if arr.dtype == numpy.bool_:
+        return arr.astype(numpy.int8)
+    if arr.dtype.kind == "O":
+        vals = []
+        for v in arr:
+            if v is None:
+                vals.append(-1)
+            elif isinstance(v, (bool, numpy.bool_)):
+                vals.append(1 if v else 0)
+            elif isinstance(v, (int, numpy.integer)) and -1 <= v <= 1:
+                vals.append(int(v))
+            else:
+                raise bad(f"got {v!r}")
+        return numpy.asarray(vals, dtype=numpy.int8).reshape((n,))
+    if arr.dtype.kind in "iu" or (arr.dtype.kind == "f" and arr.size == 0):
+        if arr.size and (arr.min() < -1 or arr.max() > 1):
+            raise bad(f"values outside -1..1")
+        return arr.astype(numpy.int8)
+    raise bad(f"dtype {arr.dtype}")
 
 
 cdef inline bint swapped(const StateC* s) noexcept nogil:
@@ -158,8 +191,8 @@ cdef class Shift:
     """SHIFT: (σ, b0|β, A, S) ⇒ (σ|b0, β, A, S).
 
     Validity: β non-empty ∧ (b0 ≠ LAST(S) ∨ |σ| = 1 ∨ SWAPPED(β)) (Figure 2), and |σ| = 1 ⇒
-        b0 = LAST(S) (a sentence whose root is attached is closed). Boundaries given: b0 is not
-        a given sentence start still missing its SB.
+        b0 = LAST(S) (a sentence whose root is attached is closed). Presets: b0 is not a forced
+        sentence start still missing its SB.
     Action: push b0 (a swapped cell keeps its children) onto the stack.
     """
 
@@ -172,7 +205,7 @@ cdef class Shift:
             return b0 == s.last_sb
         if b0 == s.last_sb and not swapped(s):
             return False
-        if doc.fixed_starts is not NULL and doc.fixed_starts[b0] and s.last_sb < b0 and not swapped(s):
+        if doc.fixed_starts is not NULL and doc.fixed_starts[b0] == 1 and s.last_sb < b0 and not swapped(s):
             return False
         return True
 
@@ -228,7 +261,7 @@ cdef class Swap:
 cdef class SentenceBoundary:
     """SB: (σ, b0|β, A, S) ⇒ (σ, b0|β, A, S ∪ {b0}).
 
-    Validity: β non-empty ∧ LAST(S) < b0 ∧ ¬SWAPPED(β). Boundaries given: b0 is a given start.
+    Validity: β non-empty ∧ LAST(S) < b0 ∧ ¬SWAPPED(β). Presets: b0 is not forbidden.
     Action: LAST(S) := b0 (only the last boundary is kept in the state; S is recovered from the
         back-pointers).
     """
@@ -238,7 +271,7 @@ cdef class SentenceBoundary:
         if buffer_empty(s, doc.n) or swapped(s):
             return False
         cdef int b0 = buffer_at(s, 0, doc.n)
-        if doc.fixed_starts is not NULL and not doc.fixed_starts[b0]:
+        if doc.fixed_starts is not NULL and doc.fixed_starts[b0] == 0:
             return False
         return s.last_sb < b0
 
@@ -278,7 +311,7 @@ cdef class RightArc:
     """RIGHTARC(l): (σ|s1|s0, β, A, S) ⇒ (σ|s1, β, A ∪ {s1 -l→ s0}, S).
 
     Validity: |σ| ≥ 2; if s1 = root (s0 becomes a sentence root): ¬SWAPPED(β) and, with
-        boundaries given, the sentence is complete (β empty or b0 a given start).
+        presets, the sentence may end here (β empty or b0 not forbidden).
     Action: pop s0, attach it to s1 with label l.
     """
 

@@ -44,6 +44,9 @@ class Parse:
     """int32 label ids (`TransitionParser.labels.decode`)."""
     sent_starts: numpy.ndarray
     """bool; the first token is always True."""
+    sent_start_probs: Optional[numpy.ndarray] = None
+    """float64 in [0, 1]: P(a sentence starts at token i) = the summed softmax weight (over the
+    final beam items' scores) of the final items with a boundary at i (`beam._start_probs`)."""
 
 
 class TransitionParser:
@@ -110,9 +113,10 @@ class TransitionParser:
         return self.cfg["document_level"]
 
     def _fixed(self, doc: EngineDoc) -> Optional[numpy.ndarray]:
-        """The doc's given boundaries when they are not predicted (`fixed_starts`), else None."""
+        """The engine's `fixed_starts` for the doc: its preset boundaries (or None) in
+        whole-document mode, its given sent_starts otherwise."""
         if self.document_level:
-            return None
+            return doc.presets
         if doc.sent_starts is None:
             raise ValueError("document_level=False needs sent_starts on every document")
         return doc.sent_starts
@@ -120,7 +124,8 @@ class TransitionParser:
     def oracle(self, doc: EngineDoc) -> numpy.ndarray:
         """The gold class sequence of a document, cached on the EngineDoc itself (one entry per
         oracle setting), so the cache lives exactly as long as the document."""
-        key = (len(self.labels), self.cfg["sb_oracle"], self.document_level)
+        key = (len(self.labels), self.cfg["sb_oracle"], self.document_level,
+               None if doc.presets is None else numpy.asarray(doc.presets, dtype=numpy.int8).tobytes())
         cache = doc.oracle_cache
         actions = cache.get(key)
         if actions is None:
@@ -164,13 +169,15 @@ class TransitionParser:
         return totals
 
     def parse(self, docs: Sequence[EngineDoc], beam_width: int = 20,
-              use_averages: bool = True) -> List[Parse]:
-        """Predict heads, labels and sentence starts of each document.
+              use_averages: bool = True, sb_bias: float = 0.0) -> List[Parse]:
+        """Predict heads, labels, sentence starts and sentence-start probabilities of each
+        document. sb_bias: added to SB's score at every step (> 0: split more eagerly).
 
         Thread-safe: many threads may parse with one parser at once (each call scores its own
         snapshot of the weights: the averaged table if `use_averages`, without swapping it in).
         Training (`train_epoch`) is single-threaded and must not run alongside parsing."""
-        return [Parse(*self.engine.parse(doc.attrs, beam_width, self._fixed(doc), use_averages))
+        return [Parse(*self.engine.parse(doc.attrs, beam_width, self._fixed(doc), use_averages,
+                                         sb_bias=sb_bias, return_probs=True))
                 for doc in docs]
 
     def get_params(self) -> Dict[str, numpy.ndarray]:

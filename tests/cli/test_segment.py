@@ -136,3 +136,16 @@ def test_conllu_record_drops_whitespace_tokens(trained_nlp):
     rec = sentences_to_record("x", sents)
     assert all(w.strip() for w in rec.words)
     assert all(h == -1 or 0 <= h < len(rec.words) for h in rec.heads)
+
+
+@pytest.mark.parametrize("mode,forced", [("line", ["i am fine", "see you"]), ("paragraph", ["see you"])])
+def test_newlines_as_forced_boundaries(trained_model_dir, tmp_path, mode, forced):
+    text = "hello there how are you\ni am fine thanks\n\nsee you soon then"
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf8")
+    out = run(trained_model_dir, path, "--format", "jsonl", "--newlines", mode).stdout
+    starts = {json.loads(line)["start_char"] for line in out.splitlines()}
+    assert all(text.index(f) in starts for f in forced)
+    for line in out.splitlines():  # no sentence runs across a forced break
+        r = json.loads(line)
+        assert not any(r["start_char"] < text.index(f) < r["end_char"] for f in forced)

@@ -168,3 +168,34 @@ def test_objects_made_without_init():
         HashedWeights.__new__(HashedWeights).update([1], 0, 1.0)
     with pytest.raises(ValueError, match="not initialised"):
         SparseUpdate.__new__(SparseUpdate).add([1], 0, 1.0)
+
+
+@pytest.mark.parametrize("fixed", [[2, 0, 0], [0, -2, 0], ["a", "b", "c"], [0.5, 0.0, 1.0], [None, "x", None],
+                                   [None, 1.5, None], [True, False], [[1, 0, 1]], "abc", 7])
+def test_presets_are_checked(engine, attrs, fixed):
+    with pytest.raises(ValueError, match="fixed_starts"):
+        engine.parse(attrs, 2, fixed)
+    with pytest.raises(ValueError, match="fixed_starts"):
+        engine.train(attrs, [0, 0, 0, 4, 4, 4], "greedy", 1, LEARNER, fixed)
+    with pytest.raises(ValueError, match="fixed_starts"):
+        replay(3, 2, [], fixed_starts=fixed)
+
+
+@pytest.mark.parametrize("fixed", [None, [True, False, True], [1, 0, -1], [None, True, False],
+                                   numpy.asarray([1, -1, 0], dtype=numpy.int8), numpy.full(3, -1)])
+def test_presets_accepted(engine, attrs, fixed):
+    heads, labels, starts = engine.parse(attrs, 2, fixed)
+    assert len(heads) == 3 and starts[0]
+
+
+@pytest.mark.parametrize("bias", [float("nan"), float("inf"), -float("inf"), 1e300, "1", True, None, [1.0]])
+def test_sb_bias_is_checked(engine, attrs, bias):
+    with pytest.raises(ValueError, match="sb_bias"):
+        engine.parse(attrs, 2, None, sb_bias=bias)
+
+
+def test_probs_of_empty_and_tiny_documents(engine):
+    empty = numpy.zeros((0, 2), dtype=numpy.uint64)
+    assert [len(x) for x in engine.parse(empty, 2, None, return_probs=True)] == [0, 0, 0, 0]
+    one = numpy.zeros((1, 2), dtype=numpy.uint64)
+    assert engine.parse(one, 3, [None], sb_bias=-2, return_probs=True)[3].tolist() == [1.0]
