@@ -343,7 +343,7 @@ class JointSBDParser(TrainablePipe):
         if not _is_bias(cfg.get("sb_bias", 0.0)):
             raise bad(f"sb_bias {cfg['sb_bias']!r}")
         try:
-            check_attrs(cfg.get("attrs") or [])
+            cfg["attrs"] = check_attrs(cfg.get("attrs") or [])  # the constructor's spelling
         except (ValueError, AttributeError, TypeError) as e:
             raise bad(str(e)) from None
         return cfg

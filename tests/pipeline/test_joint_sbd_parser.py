@@ -224,3 +224,21 @@ def test_one_pipeline_serves_many_threads(trained_nlp, sample_docs):
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(run, [0, 50, 100, 199]))
     assert all(r == sequential for r in results)
+
+
+def test_saved_cfg_attrs_are_normalised_on_load(trained_nlp, tmp_path):
+    """Found by the fuzzer: a cfg whose attribute name changed case ("PREFiX") loaded, then every
+    prediction failed. Attribute names are normalised as the constructor does."""
+    import srsly
+
+    trained_nlp.to_disk(tmp_path / "m")
+    cfg_path = tmp_path / "m" / "joint_sbd_parser" / "cfg"
+    cfg = srsly.read_json(cfg_path)
+    cfg["attrs"] = [a.lower() for a in cfg["attrs"]]
+    srsly.write_json(cfg_path, cfg)
+    nlp2 = spacy.load(tmp_path / "m")
+    assert heads_and_starts(nlp2(TEXT)) == heads_and_starts(trained_nlp(TEXT))
+    cfg["attrs"] = ["NORM", "NOT_AN_ATTR"]
+    srsly.write_json(cfg_path, cfg)
+    with pytest.raises(ValueError, match="truncated or foreign cfg"):
+        spacy.load(tmp_path / "m")
