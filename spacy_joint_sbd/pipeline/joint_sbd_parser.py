@@ -318,6 +318,7 @@ class JointSBDParser(TrainablePipe):
                 load()
             except Exception as e:  # noqa: BLE001 - thinc/msgpack raise many types on bad data
                 raise ValueError(f"[{self.name}] {problem} ({type(e).__name__}: {e})") from e
+            self.cfg.update(cfg)  # spaCy's loader re-reads the raw cfg: keep the checked one
             self.cfg["sb_bias"] = bias
             self._load_weights()
 
