@@ -60,6 +60,7 @@ def doc_sentences(doc: Doc, source: str = "", offset: int = 0, with_parse: bool 
     """The sentences of a processed Doc, offsets shifted by `offset` (the Doc's place in its source)."""
     out = []
     has_parse = with_parse and doc.has_annotation("DEP")
+    text = doc.text  # spaCy rebuilds Doc.text on every access: once per Doc, not once per sentence
     for sent in doc.sents:
         edges = _trimmed(sent)
         if edges is None:
@@ -72,7 +73,7 @@ def doc_sentences(doc: Doc, source: str = "", offset: int = 0, with_parse: bool 
                        "head": (t.head.i - first.i if t.head.i != t.i else -1) if has_parse else None,
                        "dep": from_spacy_dep(t.dep_) if has_parse else None, "tag": t.tag_ or None}
                       for t in doc[first.i:last.i + 1]]
-        out.append(Sentence(source, offset + start, offset + end, doc.text[start:end], tokens))
+        out.append(Sentence(source, offset + start, offset + end, text[start:end], tokens))
     return out
 
 
