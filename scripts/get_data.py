@@ -20,6 +20,8 @@ UPSTREAM = {
                "15d613d8447b3478787d4c278730a1e48a945efb"),
     "en_gum": ("https://github.com/UniversalDependencies/UD_English-GUM",
                "afb41ee9bca57991125814fa04d96a0e61470c8b"),
+    "en_atis": ("https://github.com/UniversalDependencies/UD_English-Atis",
+                "d1b43fe134cae17f65147e69accdf57c521d8af8"),
     "zh_gsdsimp": ("https://github.com/UniversalDependencies/UD_Chinese-GSDSimp",
                    "eb3aed31ebb170897405ee5cd1db83a1a0b11864"),
 }
@@ -30,6 +32,8 @@ FILES = {
     ("en_ewt", "test"): ("e266e515a0a7547657ed3d90d9ba46487d6bd251f27ad4269d4e8a427c8555cd", ("released", "en_ewt-ud-test.conllu")),
     ("en_gum", "train"): ("f8bd44d6364021107a4c574222d0f240e776524cba1ef8acaa939f38258ca774", ("sources", "train")),
     ("en_gum", "dev"): ("4740b782dfe55fd67f9ce216cb38047e99ca15e6e5fab350b1ecb5eaccccc263", ("sources", "dev")),
+    ("en_atis", "train"): ("bf34cac75bf90593720fb7e06fcecb4f3fbaf325e7a2ceefbcca10771f56ac72", ("released", "en_atis-ud-train.conllu")),
+    ("en_atis", "dev"): ("ba9ed59a6cf862c695043b64053194277023270ac46ad7b5182b90baee7cfee0", ("released", "en_atis-ud-dev.conllu")),
     ("zh_gsdsimp", "dev"): ("342a2969df6d6d08bdc25dbc067c93c86ab3099bb054a9921ae7067cbc2c53ad", ("released", "zh_gsdsimp-ud-dev.conllu")),
     ("zh_gsdsimp", "test"): ("573f59b799b499a920d2d5bdc0e3c1dbd7bcacf86bdece4334ecbd03e21b6150", ("released", "zh_gsdsimp-ud-test.conllu")),
 }
@@ -78,7 +82,7 @@ def fetch_online(treebank: str, out: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--offline", type=Path, default=Path("../shared/data/ud"),
-                    help="local folder with en_ewt/, en_gum/, zh_gsdsimp/ (used when it exists)")
+                    help="local folder with en_ewt/, en_gum/, en_atis/, zh_gsdsimp/ (used when it exists)")
     ap.add_argument("--out", type=Path, default=Path("assets/ud"))
     ap.add_argument("--online", action="store_true", help="always fetch from the upstream repositories")
     args = ap.parse_args()

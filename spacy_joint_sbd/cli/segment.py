@@ -222,7 +222,11 @@ def segment_cli(
     try:
         nlp = spacy.load(name)
     except OSError as e:
-        _fail(f"cannot load pipeline {name!r}: {e}")
+        hint = ""
+        if name == DEFAULT_MODEL:
+            hint = (f" — the default pipeline {DEFAULT_MODEL} is installed by README's main command "
+                    f"(`python -m spacy project run default`) or `python -m spacy_joint_sbd download {DEFAULT_MODEL}`")
+        _fail(f"cannot load pipeline {name!r}: {e}{hint}")
     if newlines != "ignore":
         nlp.add_pipe("newline_boundaries", first=True, config={"mode": newlines})
     parse = with_parse or fmt == "conllu"

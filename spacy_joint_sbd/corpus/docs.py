@@ -23,8 +23,8 @@ def record_to_doc(vocab: Vocab, rec: DocRecord, *, annotations: bool = True) -> 
             vocab,
             words=rec.words,
             spaces=rec.spaces,
-            tags=[t or None for t in rec.xpos],
-            pos=[p or None for p in rec.upos],
+            tags=[t or None for t in rec.xpos] if any(rec.xpos) else None,  # e.g. ATIS has no XPOS
+            pos=[p or None for p in rec.upos] if any(rec.upos) else None,
             lemmas=list(rec.lemmas),
             morphs=list(rec.feats),
             heads=heads,

@@ -14,7 +14,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 import srsly
 from spacy import util
 from spacy.language import Language
-from spacy.pipeline import TrainablePipe
+from spacy.pipeline import Sentencizer, TrainablePipe
 from spacy.tokens import Doc, Token
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
@@ -54,6 +54,7 @@ make it peaked: it ranks boundaries, it is not calibrated."""
         "attrs": list(DEFAULT_ATTRS),
         "document_level": True,
         "sb_bias": 0.0,
+        "sb_bias_unpunctuated": None,
         "scorer": {"@scorers": "spacy_joint_sbd.joint_scorer.v1"},
     },
     default_score_weights={"sents_f": 0.5, "dep_las": 0.5, "dep_uas": 0.0, "sents_p": None, "sents_r": None},
@@ -71,6 +72,7 @@ def make_joint_sbd_parser(
     document_level: bool,
     scorer: Optional[Callable],
     sb_bias: float = 0.0,
+    sb_bias_unpunctuated: Optional[float] = None,
 ) -> "JointSBDParser":
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
 
@@ -87,10 +89,13 @@ def make_joint_sbd_parser(
     sb_bias: added to the score of SB (a sentence boundary) at every step of the search at
         prediction time: > 0 splits more eagerly (recall), < 0 more lazily (precision), 0 = as
         trained. Training ignores it.
+    sb_bias_unpunctuated: if set, used instead of `sb_bias` for Docs without any sentence-final
+        punctuation mark (speech transcripts, unpunctuated chat): a model trained on mixed text can
+        need a different operating point there. None = `sb_bias` everywhere.
     """
     return JointSBDParser(nlp.vocab, model, name, beam_width=beam_width, update=update, sb_oracle=sb_oracle,
                           learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level,
-                          scorer=scorer, sb_bias=sb_bias)
+                          scorer=scorer, sb_bias=sb_bias, sb_bias_unpunctuated=sb_bias_unpunctuated)
 
 
 @util.registry.scorers("spacy_joint_sbd.joint_scorer.v1")
@@ -115,6 +120,7 @@ class JointSBDParser(TrainablePipe):
         document_level: bool = True,
         scorer: Optional[Callable] = score_examples,
         sb_bias: float = 0.0,
+        sb_bias_unpunctuated: Optional[float] = None,
     ) -> None:
         if update not in UPDATES:
             raise ValueError(f"[{name}] update must be one of {', '.join(UPDATES)}, got {update!r}")
@@ -126,6 +132,8 @@ class JointSBDParser(TrainablePipe):
             raise ValueError(f"[{name}] beam_width must be >= 1, got {beam_width}")
         if not _is_bias(sb_bias):
             raise ValueError(f"[{name}] sb_bias must be a finite number, got {sb_bias!r}")
+        if sb_bias_unpunctuated is not None and not _is_bias(sb_bias_unpunctuated):
+            raise ValueError(f"[{name}] sb_bias_unpunctuated must be None or a finite number, got {sb_bias_unpunctuated!r}")
         try:
             attrs = check_attrs(attrs)
         except ValueError as e:
@@ -138,6 +146,7 @@ class JointSBDParser(TrainablePipe):
             "labels": [], "beam_width": beam_width, "update": update, "sb_oracle": sb_oracle,
             "learner": learner, "pa_c": pa_c, "attrs": attrs, "document_level": document_level,
             "sb_bias": float(sb_bias),
+            "sb_bias_unpunctuated": None if sb_bias_unpunctuated is None else float(sb_bias_unpunctuated),
         }
         self._parser: Optional[TransitionParser] = None
         self._trained = False  # updates since the last load: predict with averaged weights
@@ -206,9 +215,23 @@ class JointSBDParser(TrainablePipe):
         parser = self.parser
         level = self.cfg["document_level"]
         engine_docs = [engine_doc(d, self.cfg["attrs"], level) for d in docs]
-        parses = parser.parse(engine_docs, beam_width=self.cfg["beam_width"], use_averages=self._trained,
-                              sb_bias=self.cfg.get("sb_bias", 0.0))
+        biases = [self.sb_bias_for(d) for d in docs]
+        parses: List[Optional[Parse]] = [None] * len(docs)
+        for bias in sorted(set(biases)):  # one engine call per operating point
+            idx = [i for i, b in enumerate(biases) if b == bias]
+            for i, parse in zip(idx, parser.parse([engine_docs[i] for i in idx], beam_width=self.cfg["beam_width"],
+                                                  use_averages=self._trained, sb_bias=bias)):
+                parses[i] = parse
         return [expand_parse(d, p, level) for d, p in zip(docs, parses)]
+
+    def sb_bias_for(self, doc: Doc) -> float:
+        """The SB bias used for `doc`: `sb_bias_unpunctuated` (when set) for a Doc without a
+        sentence-final punctuation mark (a token made of spaCy's `Sentencizer.default_punct_chars`,
+        e.g. . ! ? 。), else `sb_bias`."""
+        unpunct = self.cfg.get("sb_bias_unpunctuated")
+        if unpunct is not None and not has_final_punct(doc):
+            return float(unpunct)
+        return float(self.cfg.get("sb_bias", 0.0))
 
     def set_annotations(self, docs: Iterable[Doc], parses: List[Parse]) -> None:
         labels = self.parser.labels
@@ -310,7 +333,8 @@ class JointSBDParser(TrainablePipe):
     def _load(self, cfg: Dict, load: Callable[[], object], problem: str) -> None:
         """Adopt a checked `cfg` and the weights `load()` reads, or leave everything as it was
         and raise a ValueError starting with `problem`."""
-        bias = self.cfg.get("sb_bias", 0.0)  # a prediction setting: the pipeline config's wins
+        # prediction settings: the pipeline config's win over the saved cfg
+        bias, unpunct = self.cfg.get("sb_bias", 0.0), self.cfg.get("sb_bias_unpunctuated")
         with self._atomic_load():
             self.cfg.update(cfg)
             self._set_nO()
@@ -320,6 +344,7 @@ class JointSBDParser(TrainablePipe):
                 raise ValueError(f"[{self.name}] {problem} ({type(e).__name__}: {e})") from e
             self.cfg.update(cfg)  # spaCy's loader re-reads the raw cfg: keep the checked one
             self.cfg["sb_bias"] = bias
+            self.cfg["sb_bias_unpunctuated"] = unpunct
             self._load_weights()
 
     def _check_cfg(self, cfg, where: str) -> Dict:
@@ -343,6 +368,9 @@ class JointSBDParser(TrainablePipe):
             raise bad("pa_c")
         if not _is_bias(cfg.get("sb_bias", 0.0)):
             raise bad(f"sb_bias {cfg['sb_bias']!r}")
+        unpunct = cfg.get("sb_bias_unpunctuated")
+        if unpunct is not None and not _is_bias(unpunct):
+            raise bad(f"sb_bias_unpunctuated {unpunct!r}")
         try:
             cfg["attrs"] = check_attrs(cfg.get("attrs") or [])  # the constructor's spelling
         except (ValueError, AttributeError, TypeError) as e:
@@ -388,6 +416,14 @@ class JointSBDParser(TrainablePipe):
     def _set_nO(self) -> None:
         if self.cfg["labels"] and (not self.model.has_dim("nO") or self.model.get_dim("nO") is None):
             self.model.set_dim("nO", n_classes_for(len(self.cfg["labels"])))
+
+
+_FINAL_PUNCT = frozenset(Sentencizer.default_punct_chars)
+
+
+def has_final_punct(doc: Doc) -> bool:
+    """Whether some token of `doc` consists only of sentence-final punctuation marks."""
+    return any(t.is_punct and set(t.text) <= _FINAL_PUNCT for t in doc)
 
 
 def _is_bias(value) -> bool:

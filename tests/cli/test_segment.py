@@ -149,3 +149,18 @@ def test_newlines_as_forced_boundaries(trained_model_dir, tmp_path, mode, forced
     for line in out.splitlines():  # no sentence runs across a forced break
         r = json.loads(line)
         assert not any(r["start_char"] < text.index(f) < r["end_char"] for f in forced)
+
+
+def test_missing_default_model_says_how_to_get_it(tmp_path):
+    """Without a model name `segment` loads en_joint_sbd; where it is not installed (simulated:
+    spacy.load refuses that name) the error says how to get it."""
+    code = ("import sys, spacy; from spacy_joint_sbd.cli import segment as s; from spacy_joint_sbd.cli import app; "
+            "real = spacy.load\n"
+            "def load(name, *a, **k):\n"
+            "    if name == s.DEFAULT_MODEL: raise OSError('[E050] Can\\'t find model')\n"
+            "    return real(name, *a, **k)\n"
+            "spacy.load = load\n"
+            "sys.argv = ['x', 'segment', '-']; app()")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, input="hello there")
+    assert proc.returncode != 0
+    assert "en_joint_sbd" in proc.stdout + proc.stderr and "project run default" in proc.stdout + proc.stderr

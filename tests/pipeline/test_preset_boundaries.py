@@ -123,6 +123,27 @@ def test_sb_bias_is_validated():
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="sb_bias"):
         nlp.add_pipe("joint_sbd_parser", config={"sb_bias": math.inf})
+    with pytest.raises(ValueError, match="sb_bias_unpunctuated"):
+        nlp.add_pipe("joint_sbd_parser", name="p2", config={"sb_bias_unpunctuated": math.nan})
+
+
+def test_sb_bias_unpunctuated_applies_to_docs_without_final_punctuation_only(trained_model_dir, sample_examples):
+    _, examples = sample_examples
+    punctuated = [eg.reference.text for eg in examples[24:]]
+    bare = [" ".join(t.lower_ for t in eg.reference if not t.is_punct and not t.is_space) + " :) & /"
+            for eg in examples[24:]]   # symbols and emoticons are not sentence-final punctuation
+    assert all(any(t.text in ".?!" for t in spacy.blank("en")(x)) for x in punctuated)
+
+    def boundaries(config, texts):
+        nlp = spacy.load(trained_model_dir, config={"components": {"joint_sbd_parser": config}})
+        return [[t.i for t in d if t.is_sent_start] for d in nlp.pipe(texts)]
+
+    base_bare, base_punct = boundaries({}, bare), boundaries({}, punctuated)
+    eager_bare = boundaries({"sb_bias_unpunctuated": 5.0}, bare)
+    assert sum(map(len, eager_bare)) > sum(map(len, base_bare))
+    assert boundaries({"sb_bias_unpunctuated": 5.0}, punctuated) == base_punct   # untouched
+    # sb_bias alone still moves both; sb_bias_unpunctuated takes over where there is no punctuation
+    assert boundaries({"sb_bias": 5.0, "sb_bias_unpunctuated": 0.0}, bare) == base_bare
 
 
 def test_contradicting_training_presets_are_dropped_and_counted(sample_examples):

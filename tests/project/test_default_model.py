@@ -1,0 +1,51 @@
+"""The default pipeline's scripts end to end on the committed sample: train (jackknifed tags, mixed
+variants), save, load by path, score, and the precision–recall / reliability plots."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import spacy
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def default_model(sample_path, tmp_path_factory):
+    out = tmp_path_factory.mktemp("default")
+    cmd = [sys.executable, str(ROOT / "scripts/train_default.py"), str(sample_path), "--dev", str(sample_path),
+           "--out", str(out / "model"), "--metrics", str(out / "train.json"), "--epochs", "2", "--beam", "2",
+           "--folds", "3", "--tagger-epochs", "2", "--limit", "12"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return out
+
+
+def test_trains_a_loadable_pipeline_with_its_own_tagger(default_model):
+    nlp = spacy.load(default_model / "model")
+    assert nlp.pipe_names == ["perceptron_tagger", "joint_sbd_parser"]
+    assert nlp.meta["name"] == "joint_sbd" and "NC" in nlp.meta["license"]
+    doc = nlp("so i went to the store they had no milk left i asked the clerk about it")
+    assert all(t.tag_ for t in doc) and all(t._.sent_start_prob is not None for t in doc)
+    metrics = json.loads((default_model / "train.json").read_text())
+    assert [c["epoch"] for c in metrics["curve"]] == [1, 2]
+    assert 0.3 < metrics["tagger_jackknife_acc"] < 1.0
+    assert {"plain", "star"} == set(metrics["curve"][0]["dev"])
+
+
+def test_curves_follow_the_knob(default_model, sample_path, tmp_path):
+    pytest.importorskip("matplotlib")
+    cmd = [sys.executable, str(ROOT / "scripts/boundary_curves.py"), str(default_model / "model"), str(sample_path),
+           "--variant", "star", "--out", str(tmp_path)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert (tmp_path / "boundary_pr.png").stat().st_size > 1000
+    assert (tmp_path / "boundary_reliability.png").stat().st_size > 1000
+    data = json.loads((tmp_path / "boundary_pr.json").read_text())
+    # a beam search need not be exactly monotone step by step on a 2-epoch model (the component's
+    # own test checks monotonicity on its trained fixture): the ends of the sweep must differ
+    knob = data["sb_bias"]
+    assert knob[-1]["recall"] > knob[0]["recall"] and knob[-1]["precision"] < knob[0]["precision"]
+    assert sum(b["n"] for b in data["reliability"]) > 0
+    assert all(0.0 <= b["mean_prob"] <= 1.0 for b in data["reliability"])

@@ -1,0 +1,87 @@
+"""The hashed perceptron tagger: learns real EWT tags, jackknifes honestly, checks its inputs, and
+round-trips as the `perceptron_tagger` component."""
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from spacy_joint_sbd.corpus.docs import record_to_doc
+from spacy_joint_sbd.learn import HashedWeights
+from spacy_joint_sbd.tagger import encode_doc, jackknife, tag_doc, train_tagger
+
+
+@pytest.fixture(scope="module")
+def data(sample_docs):
+    vocab = spacy.blank("en").vocab
+    docs = [record_to_doc(vocab, r) for r in sample_docs]
+    return [(encode_doc(d), [t.tag_ for t in d]) for d in docs]
+
+
+def accuracy(tagger, data):
+    pairs = [(p, g) for attrs, gold in data for p, g in zip(tagger.predict(attrs), gold)]
+    return sum(p == g for p, g in pairs) / len(pairs)
+
+
+def test_learns_held_out_tags(data):
+    train, held_out = data[:22], data[22:]
+    tagger = train_tagger(train, epochs=5)
+    majority = max(accuracy_of_constant(tag, held_out) for tag in ("NN", "IN", "DT"))
+    assert accuracy(tagger, held_out) > 0.6 > 2 * majority
+    assert accuracy(tagger, train) > accuracy(tagger, held_out)
+
+
+def accuracy_of_constant(tag, data):
+    gold = [g for _, tags in data for g in tags]
+    return sum(g == tag for g in gold) / len(gold)
+
+
+def test_jackknifed_tags_are_held_out_tags(data):
+    """Each fold is tagged by a tagger that never saw it: accuracy like held-out, not like train."""
+    jk = jackknife(data, folds=4, epochs=5)
+    assert [len(t) for t in jk] == [len(g) for _, g in data]
+    jk_acc = sum(p == g for tags, (_, gold) in zip(jk, data) for p, g in zip(tags, gold)) / sum(len(g) for _, g in data)
+    self_acc = accuracy(train_tagger(data, epochs=5), data)
+    assert 0.6 < jk_acc < self_acc - 0.03
+
+
+def test_tag_doc_checks_its_arguments():
+    w = HashedWeights(64, 3)
+    with pytest.raises(ValueError):
+        tag_doc(w, numpy.zeros((4, 5), dtype=numpy.uint64))
+    with pytest.raises(ValueError):
+        tag_doc(w, numpy.zeros((4, 6), dtype=numpy.uint64), [0, 1, 2, 3], train=True)
+    with pytest.raises(ValueError):
+        tag_doc(w, numpy.zeros((2, 6), dtype=numpy.uint64), train=True)
+    tags, errors = tag_doc(w, numpy.zeros((0, 6), dtype=numpy.uint64))
+    assert len(tags) == 0 and errors == 0
+
+
+def test_component_trains_and_round_trips(sample_docs, tmp_path):
+    nlp = spacy.blank("en")
+    tagger = nlp.add_pipe("perceptron_tagger")
+    golds = [record_to_doc(nlp.vocab, r) for r in sample_docs]
+    examples = [Example(Doc(nlp.vocab, words=[t.text for t in g], spaces=[bool(t.whitespace_) for t in g]), g)
+                for g in golds]
+    nlp.initialize(lambda: examples)
+    errors = [tagger.update(examples[:20])["perceptron_tagger"] for _ in range(4)]
+    assert errors[-1] < errors[0]
+    scores = nlp.evaluate(examples[20:])
+    assert scores["tag_acc"] > 0.6
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    text = golds[25].text
+    assert [t.tag_ for t in loaded(text)] == [t.tag_ for t in nlp(text)]
+    assert loaded.get_pipe("perceptron_tagger").from_bytes(nlp.get_pipe("perceptron_tagger").to_bytes())
+    with pytest.raises(ValueError, match="perceptron_tagger"):
+        loaded.get_pipe("perceptron_tagger").from_bytes(b"\x00not a model")
+    (tmp_path / "p" / "perceptron_tagger" / "model").write_bytes(b"truncated")
+    with pytest.raises(ValueError, match="truncated or foreign"):
+        spacy.load(tmp_path / "p")
+
+
+def test_untrained_component_says_so():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("perceptron_tagger")
+    with pytest.raises(ValueError, match="initialize"):
+        nlp("some text")
