@@ -104,8 +104,8 @@ def main() -> None:
         score_peer(args.peer, args.metrics)
     elif args.model:
         score_model(args.model, args.metrics)
-    else:
-        ap.error("give a MODEL to score or --peer PACKAGE")
+    elif not args.table:
+        ap.error("give a MODEL to score, --peer PACKAGE, or --table to tabulate existing scores")
     if args.table:
         write_table(args.metrics, args.peers, args.table)
     if args.curves and args.model:
