@@ -6,9 +6,16 @@ of worker processes (Dask distributed, optional extra `scale`) or in this proces
     run_serial(pending(shards), Settings(model="en_joint_sbd"))            # this process
     from spacy_joint_sbd.scale.dask_runner import run_dask                 # needs dask[distributed]
     run_dask(pending(shards), Settings(model="en_joint_sbd"), scheduler="tcp://host:8786")
+
+Parallel training by iterative parameter mixing (`mixing`; on Dask: `dask_training.train_dask`):
+
+    from spacy_joint_sbd.scale import split_shards, train_serial
+    train_serial(parser, split_shards(engine_docs, 2), epochs=4, beam_width=4)
 """
+from .mixing import mix_params, split_shards, train_serial, train_shard
 from .shards import (EXTENSIONS, INPUT_FORMATS, Settings, Shard, ShardError, ShardResult, check_settings, pending,
                      plan_shards, process_shard, remove_stale_partials, run_serial)
 
 __all__ = ["EXTENSIONS", "INPUT_FORMATS", "Settings", "Shard", "ShardError", "ShardResult", "check_settings",
-           "pending", "plan_shards", "process_shard", "remove_stale_partials", "run_serial"]
+           "pending", "plan_shards", "process_shard", "remove_stale_partials", "run_serial",
+           "mix_params", "split_shards", "train_serial", "train_shard"]

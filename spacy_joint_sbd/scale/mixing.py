@@ -1,0 +1,198 @@
+"""Parallel training by iterative parameter mixing (McDonald, Hall & Mann 2010, "Distributed
+training strategies for the structured perceptron", Figure 3), as pure functions: the engine that
+runs the shards (this process: `train_serial`; Dask: `dask_training.train_dask`) only moves them.
+
+    shards = split_shards(docs, 2)                          # balanced by tokens, order kept
+    params = train_serial(parser, shards, epochs=4, beam_width=4)   # parser ends with the mix
+
+Each epoch every shard trains one pass (`TransitionParser.train_epoch`) starting from the current
+mixed weights W; then W' = Σ_s μ_s W_s, with μ uniform or, as in the paper, proportional to each
+shard's number of updates in the epoch.
+
+Averaging stays exact. The averaged model is the mean of the **mixed trajectory** over all steps:
+within an epoch, step k of the mixed trajectory is Σ_s μ_s W_s(k), where W_s(k) is shard s's
+table at its k-th tick (Daumé's clock, one tick per document with beam updates) and a shard that
+has finished (n_s ticks) stays at W_s(n_s); the epoch has n = max_s n_s steps and ends at W'.
+A shard trains from (W, U = 0, clock 0), so its own accumulator is U_s = Σ τ·Δ over its updates
+(τ = its local clock) and the sum of its snapshots is n_s·W_s − U_s. Summing over the epoch:
+
+    Σ_{k=1..n} Σ_s μ_s W_s(min(k, n_s)) = n·W' − Σ_s μ_s U_s.
+
+Folding that into the global state (W, U, T), whose average is W − U/T, gives T' = T + n and
+U' = U + T·(W' − W) + Σ_s μ_s U_s: exactly as if the mixed change W' − W had been made at global
+clock T, plus the within-epoch timing. With one shard this is single-process training, bit for
+bit in W (`tests/scale/test_mixing.py` checks both, and the average against a brute-force mean of
+every mixed step).
+
+Shards report only the rows they changed (`ShardResult`), so a worker sends back
+O(touched rows), not two whole tables. Arithmetic of the mix is float64, stored as float32 as
+`HashedWeights` keeps it.
+"""
+import time as _time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence
+
+import numpy
+
+WEIGHTINGS = ("uniform", "updates")
+
+
+@dataclass
+class ShardResult:
+    """What one shard's epoch changed: the rows it touched, their new W and local U, its ticks."""
+
+    rows: numpy.ndarray
+    """int64 row indices (sorted) where W or U differ from the start (other rows: W_s = W, U_s = 0)."""
+    W_rows: numpy.ndarray
+    """float32 (len(rows), n_classes): W_s on those rows."""
+    U_rows: numpy.ndarray
+    """float32 (len(rows), n_classes): U_s on those rows (accumulated with the shard's local clock)."""
+    ticks: int
+    """n_s: the shard's clock at the end of the epoch (documents trained, with beam updates)."""
+    stats: Dict = field(default_factory=dict)
+    """`train_epoch`'s stats (docs, n_gold, violations, errors, used_pct) plus `seconds`."""
+
+
+def split_shards(docs: Sequence, n_shards: int) -> List[List]:
+    """`n_shards` lists of documents balanced by token count (longest first onto the lightest
+    shard; ties by index), each keeping the input order. Deterministic."""
+    if n_shards < 1:
+        raise ValueError(f"n_shards must be ≥ 1, got {n_shards}")
+    loads = [0] * n_shards
+    members: List[List[int]] = [[] for _ in range(n_shards)]
+    for i in sorted(range(len(docs)), key=lambda i: (-len(docs[i]), i)):
+        s = min(range(n_shards), key=lambda s: (loads[s], s))
+        loads[s] += len(docs[i])
+        members[s].append(i)
+    return [[docs[i] for i in sorted(m)] for m in members]
+
+
+def shard_seed(seed: Optional[int], epoch: int, shard: int) -> Optional[int]:
+    """The shuffle seed of a shard's epoch (None: documents in order)."""
+    return None if seed is None else seed + 1000 * epoch + shard
+
+
+def train_shard(parser, docs: Sequence, W: numpy.ndarray, update: str = "dlaso", beam_width: int = 20,
+                shuffle: Optional[int] = None) -> ShardResult:
+    """One pass of `parser` over `docs` starting from table `W` (U = 0, clock 0). The parser's own
+    weights are overwritten (a worker's scratch parser)."""
+    parser.set_params({"W": W, "time": [0.0]})
+    start = _time.perf_counter()
+    stats = parser.train_epoch(docs, update=update, beam_width=beam_width, shuffle=shuffle)
+    seconds = _time.perf_counter() - start
+    stats = {k: v for k, v in stats.items() if k != "used_per_doc"}
+    stats["seconds"] = seconds
+    return shard_result(W, parser.get_params(), stats)
+
+
+def shard_result(W: numpy.ndarray, params: Dict[str, numpy.ndarray], stats: Optional[Dict] = None) -> ShardResult:
+    """The `ShardResult` of a shard that started at (W, U = 0, clock 0) and ended at `params`
+    ({W, U, time} as `HashedWeights.get_params()` gives them)."""
+    W_s, U_s = params["W"], params["U"]
+    rows = numpy.flatnonzero((W_s != W).any(axis=1) | (U_s != 0).any(axis=1))
+    return ShardResult(rows=rows.astype(numpy.int64), W_rows=W_s[rows].copy(), U_rows=U_s[rows].copy(),
+                       ticks=int(round(float(numpy.asarray(params["time"]).ravel()[0]))), stats=dict(stats or {}))
+
+
+def mixing_weights(results: Sequence[ShardResult], weighting: str = "uniform") -> numpy.ndarray:
+    """μ_s: uniform, or proportional to each shard's updates (`violations`; uniform if none)."""
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+    S = len(results)
+    if S == 0:
+        raise ValueError("nothing to mix")
+    if weighting == "updates":
+        k = numpy.asarray([r.stats.get("violations", 0) for r in results], dtype=numpy.float64)
+        if k.sum() > 0:
+            return k / k.sum()
+    return numpy.full(S, 1.0 / S)
+
+
+def mix_params(params: Dict[str, numpy.ndarray], results: Sequence[ShardResult],
+               weighting: str = "uniform") -> Dict[str, numpy.ndarray]:
+    """The next global state {W, U, time} from the state the shards started at (`params`, as
+    `HashedWeights.get_params()` gives it; U may be missing = 0) and their results. Pure: the
+    inputs are not modified."""
+    mu = mixing_weights(results, weighting)
+    W = numpy.asarray(params["W"], dtype=numpy.float32)
+    U = params.get("U")
+    T = float(numpy.asarray(params.get("time", [0.0]), dtype=numpy.float64).ravel()[0])
+    W_new = W.copy()
+    U_new = numpy.zeros_like(W) if U is None else numpy.array(U, dtype=numpy.float32, copy=True).reshape(W.shape)
+    rows = numpy.unique(numpy.concatenate([r.rows for r in results])) if results else numpy.zeros(0, numpy.int64)
+    if rows.size:
+        W0 = W[rows].astype(numpy.float64)
+        dW = numpy.zeros_like(W0)     # Σ μ_s (W_s − W) on the touched rows
+        U_loc = numpy.zeros_like(W0)  # Σ μ_s U_s
+        for m, r in zip(mu, results):
+            if r.rows.size:
+                pos = numpy.searchsorted(rows, r.rows)
+                dW[pos] += m * (r.W_rows.astype(numpy.float64) - W0[pos])
+                U_loc[pos] += m * r.U_rows.astype(numpy.float64)
+        W_new[rows] = (W0 + dW).astype(numpy.float32)
+        # U' = U + T·(W' − W) + Σ μ_s U_s, with W' − W as stored (float32), so that W' − U'/T'
+        # is the trajectory's mean of the tables actually used
+        dW32 = W_new[rows].astype(numpy.float64) - W0
+        U_new[rows] = (U_new[rows].astype(numpy.float64) + T * dW32 + U_loc).astype(numpy.float32)
+    n = max((r.ticks for r in results), default=0)
+    return {"W": W_new, "U": U_new, "time": numpy.asarray([T + n], dtype=numpy.float64)}
+
+
+def epoch_summary(epoch: int, results: Sequence[ShardResult], mu: numpy.ndarray, seconds: float) -> Dict:
+    """One line of the training log: the shards' summed stats, μ and the epoch's wall time."""
+    tot = {k: sum(r.stats.get(k, 0) for r in results) for k in ("docs", "n_gold", "violations", "errors")}
+    tot.update(epoch=epoch, ticks=[r.ticks for r in results], mu=[float(m) for m in mu],
+               shard_seconds=[round(r.stats.get("seconds", 0.0), 3) for r in results],
+               seconds=seconds, touched_rows=[int(r.rows.size) for r in results])
+    return tot
+
+
+RunEpoch = Callable[[int, numpy.ndarray], List[ShardResult]]
+"""run_epoch(epoch, W) → one ShardResult per shard, in shard order (how the shards run is the
+engine's business: in this process, or on Dask workers)."""
+
+
+def run_epochs(parser, run_epoch: RunEpoch, epochs: int, weighting: str = "uniform",
+               log: Optional[Callable[[Dict], None]] = None) -> List[Dict]:
+    """The mixing loop shared by every engine: `epochs` × (run the shards from the parser's
+    current W, mix, load the mix into `parser`). Training continues from the parser's state (its
+    W, U and clock). Returns one `epoch_summary` per epoch (also appended to
+    `parser.epoch_stats`)."""
+    if epochs < 0:
+        raise ValueError(f"epochs must be ≥ 0, got {epochs}")
+    summaries = []
+    for epoch in range(epochs):
+        start = _time.perf_counter()
+        params = {k: numpy.array(v, copy=True) for k, v in parser.get_params().items()}
+        results = run_epoch(epoch, params["W"])
+        mixed = mix_params(params, results, weighting)
+        parser.set_params(mixed)
+        summary = epoch_summary(epoch, results, mixing_weights(results, weighting),
+                                _time.perf_counter() - start)
+        parser.epoch_stats.append(summary)
+        summaries.append(summary)
+        if log is not None:
+            log(summary)
+    return summaries
+
+
+def scratch_parser(cfg: Dict):
+    """A parser with `cfg` (`TransitionParser.cfg`) and fresh weights: a shard's trainer."""
+    from ..transition import TransitionParser
+
+    return TransitionParser(**cfg)
+
+
+def train_serial(parser, shards: Sequence[Sequence], epochs: int, update: str = "dlaso", beam_width: int = 20,
+                 weighting: str = "uniform", seed: Optional[int] = None,
+                 log: Optional[Callable[[Dict], None]] = None) -> List[Dict]:
+    """Iterative parameter mixing with the shards trained one after another in this process (the
+    reference the Dask engine must reproduce exactly). `parser` ends with the mixed state; its
+    averaged weights (`parse`, `to_disk`) are the mean of the mixed trajectory."""
+    worker = scratch_parser(parser.cfg)
+
+    def run_epoch(epoch: int, W: numpy.ndarray) -> List[ShardResult]:
+        return [train_shard(worker, docs, W, update, beam_width, shard_seed(seed, epoch, s))
+                for s, docs in enumerate(shards)]
+
+    return run_epochs(parser, run_epoch, epochs, weighting, log)
