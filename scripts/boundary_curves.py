@@ -32,6 +32,17 @@ def prf(tp: int, n_pred: int, n_gold: int) -> Tuple[float, float, float]:
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
+def _finish(fig, ax, xlabel: str, ylabel: str, title: str, path: Path) -> None:
+    """Labels, grid and legend of one plot, saved as PNG."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 def write_curves(model: str, gold_path: Path, variant: str, out: Path) -> None:
     """The sweep, the JSON and the two PNGs for `model` on `gold_path` in `variant`."""
     args = argparse.Namespace(model=model, gold=gold_path, variant=variant, out=out)
@@ -85,26 +96,14 @@ def write_curves(model: str, gold_path: Path, variant: str, out: Path) -> None:
                     textcoords="offset points")
     ax.plot([b["recall"] for b in by_threshold], [b["precision"] for b in by_threshold], "s--", ms=3,
             label="threshold on sent_start_prob")
-    ax.set_xlabel("recall")
-    ax.set_ylabel("precision")
-    ax.set_title(f"Sentence boundaries, EWT dev {args.variant}")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(args.out / "boundary_pr.png", dpi=120)
+    _finish(fig, ax, "recall", "precision", f"Sentence boundaries, EWT dev {args.variant}", args.out / "boundary_pr.png")
 
     fig, ax = plt.subplots(figsize=(5.5, 4.5))
     ax.plot([0, 1], [0, 1], ":", color="grey", label="calibrated")
     ax.plot([b["mean_prob"] for b in bins], [b["gold_rate"] for b in bins], "o-", label="sent_start_prob")
     for b in bins:
         ax.annotate(str(b["n"]), (b["mean_prob"], b["gold_rate"]), fontsize=7, xytext=(3, -9), textcoords="offset points")
-    ax.set_xlabel("mean predicted probability (bin)")
-    ax.set_ylabel("share of tokens that start a gold sentence")
-    ax.set_title(f"Reliability of sent_start_prob, EWT dev {args.variant}")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(args.out / "boundary_reliability.png", dpi=120)
+    _finish(fig, ax, "mean predicted probability (bin)", "share of tokens that start a gold sentence", f"Reliability of sent_start_prob, EWT dev {args.variant}", args.out / "boundary_reliability.png")
     print(f"wrote {args.out}/boundary_pr.png, boundary_reliability.png, boundary_pr.json")
 
 

@@ -20,13 +20,15 @@ import json
 import random
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 from tqdm import tqdm
 
+from spacy_joint_sbd.cli.evaluate import predict
+from spacy_joint_sbd.corpus import DocRecord
 from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.variants import apply_variant
@@ -51,11 +53,11 @@ def tokens_with_tags(vocab, gold: Doc, tags: Sequence[str]) -> Doc:
     return Doc(vocab, words=[t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold], tags=list(tags))
 
 
-def evaluate(nlp, golds: Sequence[Doc]) -> Dict:
-    docs = nlp.pipe((Doc(nlp.vocab, words=[t.text for t in g], spaces=[bool(t.whitespace_) for t in g])
-                     for g in golds), batch_size=16)
-    preds = [doc_to_record(d) for d in docs]
-    scores = score_records(preds, [doc_to_record(g) for g in golds]).scores()
+def evaluate(nlp, golds: Tuple[List[Doc], List[DocRecord]]) -> Dict:
+    """Scores of `nlp` run on the gold tokens only (`cli.evaluate.predict`) of (docs, their records)."""
+    docs, records = golds
+    preds, _ = predict(nlp, docs)
+    scores = score_records(preds, records).scores()
     return {k: scores[k] for k in ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las")}
 
 
@@ -81,7 +83,7 @@ def main() -> None:
     ap.add_argument("--no-tune-bias", action="store_true",
                     help="keep sb_bias 0 instead of choosing it on dev (punctuated and unpunctuated)")
     args = ap.parse_args()
-    if not 0 <= args.star and 0 <= args.partial and args.star + args.partial <= 1:
+    if not (0 <= args.star and 0 <= args.partial and args.star + args.partial <= 1):
         ap.error("--star and --partial must be shares that add up to at most 1")
     t_start = time.time()
     random.seed(args.seed)
@@ -130,7 +132,10 @@ def main() -> None:
     parser.initialize(lambda: list(examples.values())[:10], nlp=nlp, labels=[d for d in deps])
 
     dev_gold = load_gold_docs(args.dev, vocab)
-    dev = {v: [d for d in variant_docs(vocab, dev_gold, v) if d is not None] for v in ("plain", "star")}
+    dev = {}
+    for v in ("plain", "star"):  # gold records made once, not at every evaluation
+        docs = [d for d in variant_docs(vocab, dev_gold, v) if d is not None]
+        dev[v] = (docs, [doc_to_record(d) for d in docs])
     curve, best, best_bytes = [], -1.0, None
     rng = random.Random(args.seed)
     for epoch in tqdm(range(1, args.epochs + 1), desc="joint_sbd_parser epochs"):
