@@ -27,6 +27,9 @@ LEFT_ADJ, LEFT_NON, RIGHT_ADJ, RIGHT_NON = range(4)
 
 TAG_ATTRS = ("upos", "xpos")
 
+UNKNOWN = "<UNK>"
+"""The class of tags unseen in training (every inventory has it; smoothing gives it mass)."""
+
 
 @dataclass
 class DMVSentence:
@@ -122,7 +125,7 @@ class DMV:
 
     def class_ids(self, words: Sequence[str], tags: Sequence[str]) -> numpy.ndarray:
         """Class ids of a sentence's words; a lexicalized word whose ``TAG|word`` class is unknown
-        falls back to its tag; an unknown tag raises ValueError."""
+        falls back to its tag, an unknown tag to `UNKNOWN` (ValueError if the model has none)."""
         return class_ids(self.index, self.lexicon, words, tags)
 
     def parse(self, sent: DMVSentence, constraint: str = "none") -> Tuple[List[int], float, bool]:
@@ -161,6 +164,8 @@ def class_ids(index: Dict[str, int], lexicon: frozenset, words: Sequence[str],
         c = index.get(f"{t}|{w}") if w in lexicon else None
         if c is None:
             c = index.get(t)
+            if c is None:
+                c = index.get(UNKNOWN)
             if c is None:
                 raise ValueError(f"unknown word class {t!r} (the model knows {len(index)} classes)")
         out[i] = c
@@ -242,7 +247,7 @@ class DMVCounts:
 def class_inventory(sentences: Sequence[DMVSentence], lex_min_count: int = 0) -> Tuple[List[str], frozenset]:
     """Class names of a corpus: its tags, plus ``TAG|word`` for every word seen at least
     `lex_min_count` times (§6; 0: unlexicalized)."""
-    tags = sorted({t for s in sentences for t in s.tags})
+    tags = sorted({t for s in sentences for t in s.tags} | {UNKNOWN})
     lexicon: frozenset = frozenset()
     lex: List[str] = []
     if lex_min_count > 0:

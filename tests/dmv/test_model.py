@@ -39,7 +39,7 @@ def test_supervised_equals_hand_counts():
                       [False] * 4, [1, 2, -1, 2])
     m = supervised([s], smoothing=0.0)
     t, i = m.tables, m.index
-    assert m.classes == ["ADV", "DET", "NOUN", "VERB"]
+    assert m.classes == ["<UNK>", "ADV", "DET", "NOUN", "VERB"]
     assert math.exp(t.root[i["VERB"]]) == pytest.approx(1.0)
     assert math.exp(t.choose[i["VERB"], 0, i["NOUN"]]) == pytest.approx(1.0)
     assert math.exp(t.choose[i["VERB"], 1, i["ADV"]]) == pytest.approx(1.0)
@@ -52,7 +52,7 @@ def test_supervised_equals_hand_counts():
     assert math.exp(t.stop[i["DET"], 2]) == pytest.approx(1.0)
     # Laplace: add one to each outcome
     m1 = supervised([s], smoothing=1.0)
-    assert math.exp(m1.tables.root[m1.index["VERB"]]) == pytest.approx(2 / 5)
+    assert math.exp(m1.tables.root[m1.index["VERB"]]) == pytest.approx(2 / 6)
     assert math.exp(m1.tables.stop[m1.index["NOUN"], 0]) == pytest.approx(1 / 3)  # 0 stops, 1 cont
 
 
@@ -174,8 +174,11 @@ def test_serialisation_round_trip(sample_sents):
 
 def test_bad_model_arguments(sample_sents):
     m = supervised(sample_sents)
+    unk = m.parse(make_sentence(["x"], ["NOPE"], [False]))  # unseen tags: the <UNK> class
+    assert unk[0] == [-1]
+    no_unk = DMVCounts(1).estimate(["X"])
     with pytest.raises(ValueError, match="unknown word class"):
-        m.parse(make_sentence(["x"], ["NOPE"], [False]))
+        no_unk.parse(make_sentence(["x"], ["NOPE"], [False]))
     with pytest.raises(ValueError, match="unknown constraint"):
         m.parse(sample_sents[0], "tight")
     with pytest.raises(ValueError, match="smoothing"):

@@ -1,0 +1,70 @@
+"""Helpers shared by the grammar-induction experiments: loading treebanks as DMV sentences
+(punctuation stripped, gold tags), scoring directed accuracy per document, paired tests."""
+import json
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from spacy_joint_sbd.corpus import read_conllu
+from spacy_joint_sbd.dmv.model import DMV, DMVSentence, sentences_from_records
+from spacy_joint_sbd.significance import wilcoxon_greater
+
+SHORT = 10
+"""Table 4's second column: sentences of at most ten words (WSJ10's analogue)."""
+
+
+def load(path: Path, tags: str, max_sents: int = 0) -> List[DMVSentence]:
+    """Sentences of a CoNLL-U file, punctuation stripped, with gold `tags` (upos/xpos) as word
+    classes; the first `max_sents` only when > 0."""
+    sents = sentences_from_records(read_conllu(path), tags)
+    return sents[:max_sents] if max_sents > 0 else sents
+
+
+def score(model: DMV, sents: Sequence[DMVSentence], constraint: str) -> Dict:
+    """Directed accuracy (root included) on all sentences and on those of <= 10 words, with the
+    per-document counts the paired tests need and the number of sentences with no tree under the
+    constraint (decoded unconstrained)."""
+    preds, fallbacks = [], 0
+    for s in sents:
+        heads, _, fell = model.parse(s, constraint)
+        preds.append(heads)
+        fallbacks += fell
+    correct = sum(a == b for s, p in zip(sents, preds) for a, b in zip(p, s.heads))
+    total = sum(len(s) for s in sents)
+    per_doc: Dict[str, List[int]] = {}
+    c10 = n10 = 0
+    for s, p in zip(sents, preds):
+        c = sum(a == b for a, b in zip(p, s.heads))
+        d = per_doc.setdefault(s.doc_id, [0, 0])
+        d[0] += c
+        d[1] += len(s)
+        if len(s) <= SHORT:
+            c10 += c
+            n10 += len(s)
+    return {"constraint": constraint, "correct": correct, "words": total, "fallbacks": fallbacks,
+            "acc": 100.0 * correct / total if total else 0.0,
+            "correct10": c10, "words10": n10, "acc10": 100.0 * c10 / n10 if n10 else 0.0,
+            "per_doc": per_doc}
+
+
+def paired_p(a: Dict, b: Dict) -> Optional[float]:
+    """One-sided Wilcoxon signed-rank p-value that `a` beats `b` over documents (per-document
+    directed accuracy); None with fewer than two documents."""
+    ids = sorted(set(a["per_doc"]) & set(b["per_doc"]))
+    if len(ids) < 2:
+        return None
+    xs = [a["per_doc"][i][0] / a["per_doc"][i][1] for i in ids if a["per_doc"][i][1]]
+    ys = [b["per_doc"][i][0] / b["per_doc"][i][1] for i in ids if b["per_doc"][i][1]]
+    return wilcoxon_greater(xs, ys)
+
+
+def fmt_p(p: Optional[float]) -> str:
+    return "n/a" if p is None else (f"{p:.1e}" if p < 1e-3 else f"{p:.3f}")
+
+
+def write_json(path: Path, data: Dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf8")
+
+
+def strip_per_doc(result: Dict) -> Dict:
+    return {k: v for k, v in result.items() if k != "per_doc"}

@@ -1,0 +1,186 @@
+"""Table 6 analogue (Spitkovsky et al. 2011, §8): grammar induction on every treebank of a UD
+folder, gold UPOS tags, at each stage of training and with and without constrained inference:
+
+1.  the weighted initializer (§3.1) on sentences of <= 15 words;
+2.  Viterbi EM on <= 15 words (standard training);
+3.  retraining on <= 45 words (standard training);
+3'. the same scaffolding with constrained training (loose) and, in the second stage,
+    lexicalization of frequent words (§6): "lexicalized and punctuated";
+
+each decoded unconstrained and under sprawl ("w/ Inference"). Net gain = 3' w/ inference - 3.
+Trains on `train` where the treebank has one, else on `dev`; tests on `test` (on `dev` when there
+is no `test`). Writes table6.json, table6.md and table6.png to --output.
+
+    python scripts/table6.py --data-dir ../../../shared/data/ud --output results/full
+"""
+import argparse
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from common import fmt_p, load, paired_p, score, strip_per_doc, write_json
+from spacy_joint_sbd.dmv.model import induce
+
+STAGES = [("1", "init"), ("2", "stage1"), ("3", "stage2"), ("3'", "punct")]
+INFERENCE = "sprawl"
+TRAINING = "loose"
+
+
+def splits(folder: Path) -> Optional[Tuple[Path, Path]]:
+    """(train file, test file) of a treebank folder, or None when it cannot be split."""
+    train = folder / "train.conllu"
+    dev = folder / "dev.conllu"
+    test = folder / "test.conllu"
+    if train.exists():
+        held = test if test.exists() else dev
+        return (train, held) if held.exists() else None
+    if dev.exists() and test.exists():
+        return dev, test
+    return None
+
+
+def run_treebank(folder: Path, args: argparse.Namespace) -> Dict:
+    tr_path, te_path = splits(folder)
+    train = load(tr_path, "upos", args.max_train_sents)
+    test = load(te_path, "upos", args.max_test_sents)
+    t0 = time.time()
+    standard = induce(train, "none", max_iter=args.max_iter, patience=args.patience)
+    punct = induce(train, TRAINING, lex_min_count=args.lex_min_count, max_iter=args.max_iter,
+                   patience=args.patience)
+    train_s = time.time() - t0
+    models = {"init": standard.init, "stage1": standard.stage1, "stage2": standard.stage2,
+              "punct": punct.stage2}
+    full = {k: {c: score(m, test, c) for c in ("none", INFERENCE)} for k, m in models.items()}
+    out: Dict = {"train": str(tr_path), "test": str(te_path), "train_sentences": len(train),
+                 "test_sentences": len(test), "test_words": full["init"]["none"]["words"],
+                 "documents": len(full["init"]["none"]["per_doc"]), "train_seconds": round(train_s, 1),
+                 "lexicalized_classes": sum("|" in c for c in punct.stage2.classes),
+                 "em_iterations": {f"standard {k}": len(v.xent) for k, v in standard.traces.items()}
+                 | {f"punct {k}": len(v.xent) for k, v in punct.traces.items()},
+                 "stages": {}}
+    for key, res in full.items():
+        base, inf = res["none"], res[INFERENCE]
+        out["stages"][key] = {"none": strip_per_doc(base), INFERENCE: strip_per_doc(inf),
+                              "gain": inf["acc"] - base["acc"], "p_greater": paired_p(inf, base),
+                              "p_less": paired_p(base, inf)}
+    a, b = full["punct"][INFERENCE], full["stage2"]["none"]
+    out["net_gain"] = a["acc"] - b["acc"]
+    out["net_p_greater"] = paired_p(a, b)
+    out["net_p_less"] = paired_p(b, a)
+    return out
+
+
+def markdown(res: Dict) -> str:
+    tbs = res["treebanks"]
+    head = ["| Treebank | " + " | ".join(f"{s}. | w/ Inference" for s, _ in STAGES) +
+            " | Net gain | p (gain > 0) | p (gain < 0) |",
+            "|---|" + "---|---|" * len(STAGES) + "---|---|---|"]
+    lines = ["# Table 6 analogue: DMV grammar induction per treebank (gold tags: UPOS)", "",
+             f"Directed accuracy (%, root included, punctuation stripped) on each treebank's test "
+             f"set (dev where none), all sentence lengths. Stages 1-3 unlexicalized, standard "
+             f"training; 3' constrained training ({TRAINING}) and lexicalization of words seen >= "
+             f"{res['lex_min_count']} times in the second stage; inference = {INFERENCE}. At most "
+             f"{res['max_iter']} Viterbi-EM iterations per stage (patience {res['patience']}). "
+             f"p: one-sided Wilcoxon signed-rank over test documents. **Gold tags.**", ""] + head
+    avg = {k: [0.0, 0.0] for _, k in STAGES}
+    net = []
+    for name, r in tbs.items():
+        cells = []
+        for _, k in STAGES:
+            st = r["stages"][k]
+            cells.append(f"{st['none']['acc']:.1f} | {st[INFERENCE]['acc']:.1f} ({st['gain']:+.1f})")
+            avg[k][0] += st["none"]["acc"]
+            avg[k][1] += st[INFERENCE]["acc"]
+        net.append(r["net_gain"])
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {r['net_gain']:+.1f} | "
+                     f"{fmt_p(r['net_p_greater'])} | {fmt_p(r['net_p_less'])} |")
+    n = len(tbs)
+    if n:
+        lines.append("| Average | " + " | ".join(
+            f"{avg[k][0] / n:.1f} | {avg[k][1] / n:.1f} ({(avg[k][1] - avg[k][0]) / n:+.1f})"
+            for _, k in STAGES) + f" | {sum(net) / n:+.1f} | | |")
+    lines += ["", "## Signs", "", "| effect | improved | unchanged | worsened | significant gain (p<0.01) | significant loss (p<0.01) |",
+              "|---|---|---|---|---|---|"]
+    for label, k in STAGES:
+        gains = [r["stages"][k]["gain"] for r in tbs.values()]
+        sig_g = sum((r["stages"][k]["p_greater"] or 1) < 0.01 for r in tbs.values())
+        sig_l = sum((r["stages"][k]["p_less"] or 1) < 0.01 for r in tbs.values())
+        lines.append(f"| inference at stage {label} | {sum(g > 0 for g in gains)} | "
+                     f"{sum(g == 0 for g in gains)} | {sum(g < 0 for g in gains)} | {sig_g} | {sig_l} |")
+    sig_g = sum((r["net_p_greater"] or 1) < 0.01 for r in tbs.values())
+    sig_l = sum((r["net_p_less"] or 1) < 0.01 for r in tbs.values())
+    lines.append(f"| net gain (3' w/ inference vs 3) | {sum(g > 0 for g in net)} | "
+                 f"{sum(g == 0 for g in net)} | {sum(g < 0 for g in net)} | {sig_g} | {sig_l} |")
+    worse = [name for name, r in tbs.items()
+             if any(r["stages"][k]["gain"] < 0 for _, k in STAGES)]
+    lines += ["", "Treebanks where constrained inference is below unconstrained at some stage: "
+              + (", ".join(worse) if worse else "none") + ".", "",
+              "| Treebank | train | test | train sents | test sents | test docs | lexicalized classes | training s |",
+              "|---|---|---|---|---|---|---|---|"]
+    for name, r in tbs.items():
+        lines.append(f"| {name} | {Path(r['train']).name} | {Path(r['test']).name} | {r['train_sentences']} | "
+                     f"{r['test_sentences']} | {r['documents']} | {r['lexicalized_classes']} | {r['train_seconds']} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(res: Dict, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(res["treebanks"])
+    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(names) + 2), 4.5))
+    w = 0.27
+    series = [("inference gain, stage 3", [res["treebanks"][n]["stages"]["stage2"]["gain"] for n in names]),
+              ("inference gain, stage 3'", [res["treebanks"][n]["stages"]["punct"]["gain"] for n in names]),
+              ("net gain (3' w/ inf. - 3)", [res["treebanks"][n]["net_gain"] for n in names])]
+    for k, (label, ys) in enumerate(series):
+        ax.bar([i + k * w for i in range(len(names))], ys, w, label=label)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks([i + w for i in range(len(names))])
+    ax.set_xticklabels(names, rotation=60, ha="right", fontsize=8)
+    ax.set_ylabel("directed accuracy change (points)")
+    ax.set_title("DMV with punctuation constraints per treebank — gold tags (Table 6 analogue)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def make_arg_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", required=True, help="folder of <treebank>/{train,dev,test}.conllu")
+    ap.add_argument("--output", required=True)
+    ap.add_argument("--treebanks", default="all", help="comma-separated folder names or 'all'")
+    ap.add_argument("--max-iter", type=int, default=40)
+    ap.add_argument("--patience", type=int, default=10)
+    ap.add_argument("--lex-min-count", type=int, default=100)
+    ap.add_argument("--max-train-sents", type=int, default=0, help="0: all")
+    ap.add_argument("--max-test-sents", type=int, default=0, help="0: all")
+    return ap
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    args = make_arg_parser().parse_args(argv)
+    data = Path(args.data_dir)
+    names: List[str] = (sorted(p.name for p in data.iterdir() if p.is_dir())
+                        if args.treebanks == "all" else args.treebanks.split(","))
+    res: Dict = {"tags": "gold upos", "max_iter": args.max_iter, "patience": args.patience,
+                 "lex_min_count": args.lex_min_count, "training": TRAINING, "inference": INFERENCE,
+                 "max_train_sents": args.max_train_sents, "treebanks": {}}
+    for name in names:
+        if splits(data / name) is None:
+            print(f"{name}: no train/test split, skipped", flush=True)
+            continue
+        r = res["treebanks"][name] = run_treebank(data / name, args)
+        print(f"{name}: " + ", ".join(f"{s} {r['stages'][k]['none']['acc']:.1f}/{r['stages'][k][INFERENCE]['acc']:.1f}"
+                                      for s, k in STAGES) + f", net {r['net_gain']:+.1f} ({r['train_seconds']}s)",
+              flush=True)
+    out = Path(args.output)
+    write_json(out / "table6.json", res)
+    (out / "table6.md").write_text(markdown(res), encoding="utf8")
+    plot(res, out / "table6.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""project.yml is valid for weasel (every command with help, deps and outputs, its scripts
+exist), and the small run of both commands writes tables that agree with their JSON."""
+import json
+import math
+from pathlib import Path
+
+import pytest
+from weasel.util import load_project_config
+
+PROJECT = Path(__file__).resolve().parents[1]
+REPO = PROJECT.parents[1]
+SAMPLE = REPO / "tests" / "fixtures" / "en_ewt-sample.conllu"
+
+
+def test_commands_declare_help_deps_outputs():
+    config = load_project_config(PROJECT)
+    assert [c["name"] for c in config["commands"]] == config["workflows"]["all"]
+    for cmd in config["commands"]:
+        assert cmd.get("help") and cmd.get("deps") and cmd.get("outputs"), cmd["name"]
+        for line in cmd["script"]:
+            script = line.split()[1]
+            assert (PROJECT / script).is_file(), script
+            assert script in cmd["deps"], (cmd["name"], script)
+        assert all(o.startswith("results/full/") for o in cmd["outputs"]), cmd["outputs"]
+
+
+def test_table4_small_run(tmp_path):
+    import table4
+
+    table4.main(["--train", str(SAMPLE), "--test", str(SAMPLE), "--output", str(tmp_path),
+                 "--max-iter", "2", "--train-constraints", "none,loose,thread"])
+    res = json.loads((tmp_path / "table4.json").read_text())
+    md = (tmp_path / "table4.md").read_text()
+    assert (tmp_path / "table4.png").stat().st_size > 1000
+    assert "Gold tags" in md and res["tags"] == "gold xpos"
+    assert set(res["rows"]) == {"supervised", "none", "loose", "thread"}
+    for row in res["rows"].values():
+        base = row["decode"]["none"]
+        for c, d in row["decode"].items():
+            assert d["words"] == base["words"] > 0
+            assert d["acc"] == pytest.approx(100 * d["correct"] / d["words"])
+            assert d["words10"] <= d["words"]
+            if c != "none":
+                assert d["gain"] == pytest.approx(d["acc"] - base["acc"])
+                assert f"{d['acc']:.1f} / {d['acc10']:.1f} ({d['gain']:+.1f}" in md
+    # the supervised DMV on its own training data beats the unsupervised ones
+    sup = res["rows"]["supervised"]["decode"]["none"]["acc"]
+    assert all(sup > r["decode"]["none"]["acc"] for k, r in res["rows"].items() if k != "supervised")
+
+
+def test_table6_small_run(tmp_path):
+    import table6
+
+    data = tmp_path / "ud"
+    for name in ("en_a", "en_b"):
+        (data / name).mkdir(parents=True)
+        (data / name / "dev.conllu").symlink_to(SAMPLE)
+        (data / name / "test.conllu").symlink_to(SAMPLE)
+    (data / "no_split").mkdir()  # skipped: nothing to train or test on
+    out = tmp_path / "out"
+    table6.main(["--data-dir", str(data), "--output", str(out), "--max-iter", "2",
+                 "--lex-min-count", "20"])
+    res = json.loads((out / "table6.json").read_text())
+    md = (out / "table6.md").read_text()
+    assert (out / "table6.png").stat().st_size > 1000
+    assert set(res["treebanks"]) == {"en_a", "en_b"}
+    for r in res["treebanks"].values():
+        st = r["stages"]
+        assert r["net_gain"] == pytest.approx(st["punct"]["sprawl"]["acc"] - st["stage2"]["none"]["acc"])
+        assert r["lexicalized_classes"] > 0
+        for s in st.values():
+            assert s["gain"] == pytest.approx(s["sprawl"]["acc"] - s["none"]["acc"])
+            assert 0 <= s["none"]["acc"] <= 100
+        assert r["net_p_greater"] is None or 0 <= r["net_p_greater"] <= 1
+    # both treebanks are the same data: identical rows
+    a, b = res["treebanks"].values()
+    assert math.isclose(a["net_gain"], b["net_gain"])
+    assert "| en_a |" in md and "| Average |" in md and "Gold tags" in md.replace("gold tags", "Gold tags")
