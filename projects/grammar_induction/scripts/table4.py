@@ -140,7 +140,7 @@ def make_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--train", required=True)
     ap.add_argument("--test", required=True)
     ap.add_argument("--output", required=True)
-    ap.add_argument("--tags", default="xpos", choices=["upos", "xpos"])
+    ap.add_argument("--tags", default="upos", choices=["upos", "xpos"])
     ap.add_argument("--train-constraints", default="none," + ",".join(CONSTRAINTS),
                     help="unsupervised trainings to run (comma-separated; 'none' = standard)")
     ap.add_argument("--max-iter", type=int, default=40)

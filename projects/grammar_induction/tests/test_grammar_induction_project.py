@@ -32,7 +32,7 @@ def test_table4_small_run(tmp_path):
     res = json.loads((tmp_path / "table4.json").read_text())
     md = (tmp_path / "table4.md").read_text()
     assert (tmp_path / "table4.png").stat().st_size > 1000
-    assert "Gold tags" in md and res["tags"] == "gold xpos"
+    assert "Gold tags" in md and res["tags"] == "gold upos"
     assert set(res["rows"]) == {"supervised", "none", "loose", "thread"}
     for row in res["rows"].values():
         base = row["decode"]["none"]

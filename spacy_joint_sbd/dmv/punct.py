@@ -1,0 +1,56 @@
+"""Putting punctuation back into a tree of words (the DMV parses words only, §3).
+
+UD attaches a mark to the head of the phrase or clause it delimits; we approximate that with the
+lowest common ancestor of the words on either side of the mark (which dominates both, so the mark
+sits inside its span), and attach marks at a sentence edge to the root word.
+"""
+from typing import List, Sequence
+
+
+def reattach_punct(word_heads: Sequence[int], is_punct: Sequence[bool]) -> List[int]:
+    """Token heads (-1 = root) of a sentence from the heads of its words.
+
+    word_heads (Sequence[int]): heads over the non-punctuation tokens (-1 = root), as parsed.
+    is_punct (Sequence[bool]): one flag per token.
+    RETURNS (List[int]): one head per token; a sentence of marks only is a chain from its first.
+    """
+    words = [i for i, p in enumerate(is_punct) if not p]
+    if len(words) != len(word_heads):
+        raise ValueError(f"{len(word_heads)} word heads for {len(words)} non-punctuation tokens")
+    n = len(is_punct)
+    if not words:
+        return [-1] + [0] * (n - 1) if n else []
+    heads = [-1] * n
+    for w, h in zip(words, word_heads):
+        heads[w] = words[h] if h >= 0 else -1
+    roots = [w for w in words if heads[w] < 0]
+    root = roots[0]
+    prev = [-1] * n  # nearest word on the left
+    nxt = [-1] * n
+    last = -1
+    for i in range(n):
+        prev[i] = last
+        if not is_punct[i]:
+            last = i
+    last = -1
+    for i in range(n - 1, -1, -1):
+        nxt[i] = last
+        if not is_punct[i]:
+            last = i
+    for i in range(n):
+        if not is_punct[i]:
+            continue
+        left, right = prev[i], nxt[i]
+        if left < 0 or right < 0:
+            heads[i] = root
+            continue
+        up = set()
+        a = left
+        while a >= 0:
+            up.add(a)
+            a = heads[a]
+        b = right
+        while b >= 0 and b not in up:
+            b = heads[b]
+        heads[i] = b if b >= 0 else root
+    return heads
