@@ -39,6 +39,8 @@ class DMVSentence:
     frags: inter-punctuation fragments in word positions (inclusive).
     heads: gold word heads (-1 = root) after `strip_punct`, or None for raw text.
     doc_id: the document, for paired significance tests.
+    length: the length that scaffolding filters on, when it is not the number of words (the
+        "punctuation as words" baseline does not count marks, §3.3 footnote 4).
     """
 
     words: List[str]
@@ -46,6 +48,7 @@ class DMVSentence:
     frags: List[Fragment]
     heads: Optional[List[int]] = None
     doc_id: str = ""
+    length: Optional[int] = None
     _masks: Dict[str, ConstraintMasks] = field(default_factory=dict, repr=False)
     _cls: Optional[Tuple] = field(default=None, repr=False)
 
@@ -390,7 +393,8 @@ def viterbi_em(model: DMV, sentences: Sequence[DMVSentence], constraint: str = "
 
 
 def by_length(sentences: Sequence[DMVSentence], max_len: int) -> List[DMVSentence]:
-    return [s for s in sentences if 0 < len(s) <= max_len]
+    """The sentences of 1..max_len words (`DMVSentence.length` when set)."""
+    return [s for s in sentences if len(s) and (len(s) if s.length is None else s.length) <= max_len]
 
 
 @dataclass

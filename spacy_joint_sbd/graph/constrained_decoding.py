@@ -38,4 +38,32 @@ def decode_constrained(arc: numpy.ndarray, sib: Optional[numpy.ndarray], frags: 
     raise AssertionError("unconstrained decoding found no tree")  # pragma: no cover
 
 
-__all__ = ["decode_constrained"]
+def decode_words_only(arc: numpy.ndarray, sib: Optional[numpy.ndarray], is_punct: Sequence[bool],
+                      constraint: str = "none") -> Tuple[List[int], bool]:
+    """`decode_constrained` as the paper parses (§3): the tree of the WORDS only, punctuation
+    stripped (the scores of the word positions, the fragments in word positions), then each mark
+    re-attached the UD way (`dmv.punct.reattach_punct`: the lowest common ancestor of its
+    neighbouring words; at a sentence edge, the root). Marks thus never take dependents, so
+    ``strict`` cannot be satisfied by making a mark the hub. With second-order scores, a
+    sibling pair is scored as adjacent when only marks separate the two siblings.
+
+    is_punct (Sequence[bool]): One flag per token (len n).
+    RETURNS (Tuple[List[int], bool]): Token heads (-1 = root) and the fallback flag.
+    """
+    from ..dmv.punct import reattach_punct
+    from .punct_fragments import word_fragments
+
+    n = arc.shape[0] - 1
+    if len(is_punct) != n:
+        raise ValueError(f"{len(is_punct)} punctuation flags for {n} tokens")
+    keep = [0] + [i + 1 for i, p in enumerate(is_punct) if not p]
+    if len(keep) == 1:
+        return reattach_punct([], is_punct), False
+    idx = numpy.array(keep)
+    warc = numpy.ascontiguousarray(arc[numpy.ix_(idx, idx)])
+    wsib = None if sib is None else numpy.ascontiguousarray(sib[numpy.ix_(idx, idx, idx)])
+    heads, fell = decode_constrained(warc, wsib, word_fragments(is_punct), constraint)
+    return reattach_punct(heads, is_punct), fell
+
+
+__all__ = ["decode_constrained", "decode_words_only"]

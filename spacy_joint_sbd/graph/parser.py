@@ -18,7 +18,7 @@ import srsly
 
 from ..learn.weights import HashedWeights
 from ..scoring import HeadCounts, count_heads
-from .constrained_decoding import decode_constrained
+from .constrained_decoding import decode_constrained, decode_words_only
 from .constraints import check_name
 from .features import Sentence
 from .punct_fragments import fragments
@@ -76,11 +76,16 @@ class GraphParser:
             sib = sent.sib_scores(self.weights)
         return arc, sib
 
-    def decode(self, sent: Sentence, is_punct: Sequence[bool], constraint: str = "none") -> List[int]:
+    def decode(self, sent: Sentence, is_punct: Sequence[bool], constraint: str = "none",
+               words_only: bool = False) -> List[int]:
         """Token heads (-1 = root) of the best projective tree under ``constraint``; falls back
-        to unconstrained decoding when no tree satisfies it (strict, in punctuated sentences)."""
+        to unconstrained decoding when no tree satisfies it (strict, in punctuated sentences).
+        ``words_only``: decode the words with punctuation stripped and re-attach the marks
+        (`constrained_decoding.decode_words_only`, as the paper parses)."""
         check_name(constraint)
         arc, sib = self.arc_scores(sent)
+        if words_only:
+            return decode_words_only(arc, sib, is_punct, constraint)[0]
         heads, _ = decode_constrained(arc, sib, fragments(is_punct), constraint)
         return heads
 
@@ -90,10 +95,14 @@ class GraphParser:
         scores = sent.label_scores(self.label_weights, list(heads))
         return [self.labels[i] for i in scores.argmax(axis=1)]
 
-    def parse(self, words, tags, upos, constraint: str = "none") -> Tuple[List[int], List[str]]:
-        """Heads (-1 = root) and labels of one sentence."""
+    def parse(self, words, tags, upos, constraint: str = "none",
+              words_only: bool = False) -> Tuple[List[int], List[str]]:
+        """Heads (-1 = root) and labels of one sentence (``words_only``: see `decode`)."""
         sent = make_sentence(words, tags, upos)
-        heads = self.decode(sent, [u == "PUNCT" for u in upos], constraint)
+        is_punct = [u == "PUNCT" for u in upos]
+        # subclasses (staged parsers) override decode without the words_only option
+        heads = (self.decode(sent, is_punct, constraint, words_only=True) if words_only
+                 else self.decode(sent, is_punct, constraint))
         return heads, self.label(sent, heads)
 
     # -- training -------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ FACTORY = dict(
     default_config={
         "constraint": "sprawl",
         "train_constraint": "none",
+        "words_only": False,
         "order": 1,
         "n_rows": 1 << 21,
         "label_rows": 1 << 18,
@@ -39,39 +40,42 @@ FACTORY = dict(
 
 @Language.factory("constrained_parser", **FACTORY)
 def make_constrained_parser(nlp: Language, name: str, constraint: str, train_constraint: str,
-                            order: int, n_rows: int, label_rows: int,
+                            words_only: bool, order: int, n_rows: int, label_rows: int,
                             scorer: Optional[Callable]) -> "ConstrainedParser":
     """Graph-based parser decoding under a punctuation constraint.
 
     constraint: decoding constraint: `sprawl` (default), `none`, `strict`, `loose`, `tear`, `thread`.
     train_constraint: constraint used when decoding during training (the paper: `loose`).
+    words_only: decode the words with punctuation stripped, then re-attach the marks the UD way
+        (as the paper parses, §3); False decodes punctuation as tokens of the tree.
     order: 1 (arc-factored) or 2 (adjacent siblings).
     n_rows, label_rows: hash buckets of the arc and label weight tables.
     """
     return ConstrainedParser(nlp.vocab, name, constraint=constraint, train_constraint=train_constraint,
-                             order=order, n_rows=n_rows, label_rows=label_rows, scorer=scorer)
+                             words_only=words_only, order=order, n_rows=n_rows, label_rows=label_rows, scorer=scorer)
 
 
 @Language.factory("sprawl_decoder", **FACTORY)
 def make_sprawl_decoder(nlp: Language, name: str, constraint: str, train_constraint: str,
-                        order: int, n_rows: int, label_rows: int,
+                        words_only: bool, order: int, n_rows: int, label_rows: int,
                         scorer: Optional[Callable]) -> "ConstrainedParser":
     """The former name of `constrained_parser`, kept so that saved pipelines still load."""
-    return make_constrained_parser(nlp, name, constraint, train_constraint, order, n_rows,
-                                   label_rows, scorer)
+    return make_constrained_parser(nlp, name, constraint, train_constraint, words_only, order,
+                                   n_rows, label_rows, scorer)
 
 
 class ConstrainedParser(GraphComponent):
     model_class = GraphParser
 
     def __init__(self, vocab: Vocab, name: str = "constrained_parser", *, constraint: str = "sprawl",
-                 train_constraint: str = "none", order: int = 1, n_rows: int = 1 << 21,
+                 train_constraint: str = "none", words_only: bool = False, order: int = 1, n_rows: int = 1 << 21,
                  label_rows: int = 1 << 18, scorer: Optional[Callable] = None):
         for c in (constraint, train_constraint):
             check_name(c)
         self.vocab = vocab
         self.name = name
-        self.cfg = {"constraint": constraint, "train_constraint": train_constraint, "order": order,
+        self.cfg = {"constraint": constraint, "train_constraint": train_constraint,
+                    "words_only": bool(words_only), "order": order,
                     "n_rows": n_rows, "label_rows": label_rows}
         self.parser = GraphParser(order, n_rows, label_rows)
         self._predictor: Optional[GraphParser] = None
@@ -87,7 +91,7 @@ class ConstrainedParser(GraphComponent):
         return [(0, len(doc))] if len(doc) else []
 
     def _parse_sentence(self, model, words, tags, pos):
-        return model.parse(words, tags, pos, self.cfg["constraint"])
+        return model.parse(words, tags, pos, self.cfg["constraint"], self.cfg.get("words_only", False))
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[List[str]] = None) -> None:

@@ -189,3 +189,10 @@ def test_bad_model_arguments(sample_sents):
         sentences_from_records([], "lemma")
     with pytest.raises(ValueError, match="no training sentence"):
         induce([make_sentence(["x"] * 20, ["X"] * 20, [False] * 20)])
+
+
+def test_by_length_counts_words_not_marks():
+    s = make_sentence(["a", ",", "b"], ["X", "PUNCT", "X"], [False] * 3)
+    assert by_length([s], 2) == []
+    s.length = 2
+    assert by_length([s], 2) == [s]

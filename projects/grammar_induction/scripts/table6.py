@@ -6,6 +6,7 @@ folder, gold UPOS tags, at each stage of training and with and without constrain
 3.  retraining on <= 45 words (standard training);
 3'. the same scaffolding with constrained training (loose) and, in the second stage,
     lexicalization of frequent words (§6): "lexicalized and punctuated";
+    (and, to attribute the net gain, 3'': constrained training without lexicalization);
 
 each decoded unconstrained and under sprawl ("w/ Inference"). Net gain = 3' w/ inference - 3.
 Trains on `train` where the treebank has one, else on `dev`; tests on `test` (on `dev` when there
@@ -47,9 +48,11 @@ def run_treebank(folder: Path, args: argparse.Namespace) -> Dict:
     standard = induce(train, "none", max_iter=args.max_iter, patience=args.patience)
     punct = induce(train, TRAINING, lex_min_count=args.lex_min_count, max_iter=args.max_iter,
                    patience=args.patience)
+    # attribution: constrained training alone (unlexicalized), not a column of the paper's table
+    punct_unlex = induce(train, TRAINING, max_iter=args.max_iter, patience=args.patience)
     train_s = time.time() - t0
     models = {"init": standard.init, "stage1": standard.stage1, "stage2": standard.stage2,
-              "punct": punct.stage2}
+              "punct": punct.stage2, "punct_unlex": punct_unlex.stage2}
     full = {k: {c: score(m, test, c) for c in ("none", INFERENCE)} for k, m in models.items()}
     out: Dict = {"train": str(tr_path), "test": str(te_path), "train_sentences": len(train),
                  "test_sentences": len(test), "test_words": full["init"]["none"]["words"],
@@ -63,6 +66,11 @@ def run_treebank(folder: Path, args: argparse.Namespace) -> Dict:
         out["stages"][key] = {"none": strip_per_doc(base), INFERENCE: strip_per_doc(inf),
                               "gain": inf["acc"] - base["acc"], "p_greater": paired_p(inf, base),
                               "p_less": paired_p(base, inf)}
+    u = full["punct_unlex"]["none"]
+    out["training_gain_unlex"] = u["acc"] - full["stage2"]["none"]["acc"]
+    out["training_unlex_p_greater"] = paired_p(u, full["stage2"]["none"])
+    out["training_unlex_p_less"] = paired_p(full["stage2"]["none"], u)
+    out["lexicalization_gain"] = full["punct"]["none"]["acc"] - u["acc"]
     a, b = full["punct"][INFERENCE], full["stage2"]["none"]
     out["net_gain"] = a["acc"] - b["acc"]
     out["net_p_greater"] = paired_p(a, b)
@@ -111,8 +119,28 @@ def markdown(res: Dict) -> str:
     sig_l = sum((r["net_p_less"] or 1) < 0.01 for r in tbs.values())
     lines.append(f"| net gain (3' w/ inference vs 3) | {sum(g > 0 for g in net)} | "
                  f"{sum(g == 0 for g in net)} | {sum(g < 0 for g in net)} | {sig_g} | {sig_l} |")
-    worse = [name for name, r in tbs.items()
-             if any(r["stages"][k]["gain"] < 0 for _, k in STAGES)]
+    tg = [r["training_gain_unlex"] for r in tbs.values()]
+    lines.append(f"| constrained training alone (3'' vs 3, both unconstrained inference) | "
+                 f"{sum(g > 0 for g in tg)} | {sum(g == 0 for g in tg)} | {sum(g < 0 for g in tg)} | "
+                 f"{sum((r['training_unlex_p_greater'] or 1) < 0.01 for r in tbs.values())} | "
+                 f"{sum((r['training_unlex_p_less'] or 1) < 0.01 for r in tbs.values())} |")
+    lines += ["", "## Attribution of the net gain (not in the paper's table)", "",
+              "3'' = constrained training (loose) without lexicalization. Net gain = (3'' - 3) "
+              "constrained training + (3' - 3'') lexicalization + (3' w/ inference - 3') inference.", "",
+              "| Treebank | 3 | 3'' | 3' | 3' w/ inference | training | lexicalization | inference | net |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for name, r in tbs.items():
+        st = r["stages"]
+        lines.append(f"| {name} | {st['stage2']['none']['acc']:.1f} | {st['punct_unlex']['none']['acc']:.1f} | "
+                     f"{st['punct']['none']['acc']:.1f} | {st['punct'][INFERENCE]['acc']:.1f} | "
+                     f"{r['training_gain_unlex']:+.1f} | {r['lexicalization_gain']:+.1f} | "
+                     f"{st['punct']['gain']:+.1f} | {r['net_gain']:+.1f} |")
+    if n:
+        lines.append(f"| Average | | | | | {sum(tg) / n:+.1f} | "
+                     f"{sum(r['lexicalization_gain'] for r in tbs.values()) / n:+.1f} | "
+                     f"{sum(r['stages']['punct']['gain'] for r in tbs.values()) / n:+.1f} | {sum(net) / n:+.1f} |")
+    worse = [f"{name} ({', '.join(s for s, k in STAGES if r['stages'][k]['gain'] < 0)})"
+             for name, r in tbs.items() if any(r["stages"][k]["gain"] < 0 for _, k in STAGES)]
     lines += ["", "Treebanks where constrained inference is below unconstrained at some stage: "
               + (", ".join(worse) if worse else "none") + ".", "",
               "| Treebank | train | test | train sents | test sents | test docs | lexicalized classes | training s |",

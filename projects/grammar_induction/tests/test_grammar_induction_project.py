@@ -43,6 +43,9 @@ def test_table4_small_run(tmp_path):
             if c != "none":
                 assert d["gain"] == pytest.approx(d["acc"] - base["acc"])
                 assert f"{d['acc']:.1f} / {d['acc10']:.1f} ({d['gain']:+.1f}" in md
+    pw = res["punct_as_words"]["decode"]["none"]
+    assert pw["words"] == res["rows"]["none"]["decode"]["none"]["words"]  # marks are not scored
+    assert f"| Punctuation as Words (forgiving scoring) | {pw['acc']:.1f} |" in md
     # the supervised DMV on its own training data beats the unsupervised ones
     sup = res["rows"]["supervised"]["decode"]["none"]["acc"]
     assert all(sup > r["decode"]["none"]["acc"] for k, r in res["rows"].items() if k != "supervised")
@@ -68,6 +71,7 @@ def test_table6_small_run(tmp_path):
         st = r["stages"]
         assert r["net_gain"] == pytest.approx(st["punct"]["sprawl"]["acc"] - st["stage2"]["none"]["acc"])
         assert r["lexicalized_classes"] > 0
+        assert r["net_gain"] == pytest.approx(r["training_gain_unlex"] + r["lexicalization_gain"] + st["punct"]["gain"])
         for s in st.values():
             assert s["gain"] == pytest.approx(s["sprawl"]["acc"] - s["none"]["acc"])
             assert 0 <= s["none"]["acc"] <= 100
@@ -76,3 +80,19 @@ def test_table6_small_run(tmp_path):
     a, b = res["treebanks"].values()
     assert math.isclose(a["net_gain"], b["net_gain"])
     assert "| en_a |" in md and "| Average |" in md and "Gold tags" in md.replace("gold tags", "Gold tags")
+
+
+def test_words_only_small_run(tmp_path):
+    import words_only
+
+    words_only.main(["--train", str(SAMPLE), "--test", str(SAMPLE), "--output", str(tmp_path),
+                     "--epochs", "1", "--n-rows", str(1 << 16)])
+    res = json.loads((tmp_path / "words_only.json").read_text())
+    md = (tmp_path / "words_only.md").read_text()
+    r = res["results"]
+    # decoding the words only never attaches a word to a mark
+    assert all(r["words_only"][c]["words_attached_to_punct"] == 0 for c in r["words_only"])
+    for mode in r.values():
+        for d in mode.values():
+            assert 0 < d["uas_p"] <= d["forgiving_uas_p"] <= 100
+    assert f"| sprawl | {r['punct_in_tree']['sprawl']['uas_p']:.2f}" in md
