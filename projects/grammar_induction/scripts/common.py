@@ -61,6 +61,35 @@ def score_forgiving(model: DMV, data: Sequence[Tuple[DMVSentence, List[bool], Li
             "per_doc": per_doc}
 
 
+def predicted_tag_sentences(train_path: Path, test_path: Path, epochs: int = 5) -> Tuple[List[DMVSentence], float]:
+    """Test sentences whose word classes are UPOS predicted by the library's perceptron tagger
+    (`spacy_joint_sbd.tagger`, trained on the training file's gold UPOS); which tokens are
+    punctuation (so the words and fragments) stays gold, so the trees are scored on the same
+    words. RETURNS (sentences, tagger accuracy on the test words)."""
+    import spacy
+
+    from spacy_joint_sbd.corpus.docs import record_to_doc
+    from spacy_joint_sbd.tagger.model import encode_doc, train_tagger
+
+    vocab = spacy.blank("xx").vocab
+    train = read_conllu(train_path)
+    tagger = train_tagger([(encode_doc(record_to_doc(vocab, r, annotations=False)), r.upos) for r in train],
+                          epochs=epochs)
+    out: List[DMVSentence] = []
+    right = total = 0
+    for rec in read_conllu(test_path):
+        pred = tagger.predict(encode_doc(record_to_doc(vocab, rec, annotations=False)))
+        for sent in rec.iter_sentence_slices():
+            is_punct = [u == "PUNCT" for u in sent.upos]
+            if all(is_punct):
+                continue
+            tags = pred[sent.start:sent.start + len(sent.words)]
+            right += sum(p == g for p, g, q in zip(tags, sent.upos, is_punct) if not q)
+            total += len(is_punct) - sum(is_punct)
+            out.append(make_sentence(sent.words, tags, is_punct, sent.heads, rec.doc_id))
+    return out, 100.0 * right / total if total else 0.0
+
+
 def score(model: DMV, sents: Sequence[DMVSentence], constraint: str) -> Dict:
     """Directed accuracy (root included) on all sentences and on those of <= 10 words, with the
     per-document counts the paired tests need and the number of sentences with no tree under the

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from common import (fmt_p, load, load_punct_as_words, paired_p, score, score_forgiving,
-                    strip_per_doc, write_json)
+from common import (fmt_p, load, load_punct_as_words, paired_p, predicted_tag_sentences, score,
+                    score_forgiving, strip_per_doc, write_json)
 from spacy_joint_sbd.dmv.model import induce, supervised
 from spacy_joint_sbd.graph.constraints import ALL_CONSTRAINTS, CONSTRAINTS
 
@@ -35,6 +35,13 @@ def run(args: argparse.Namespace) -> Dict:
                  "max_iter": args.max_iter, "patience": args.patience, "lex_min_count": 0,
                  "train_sentences": len(train), "test_sentences": len(test), "rows": {}}
     full: Dict[str, Dict[str, Dict]] = {}
+    pred_test = None
+    if args.predicted_tags:
+        if args.tags != "upos":
+            raise SystemExit("--predicted-tags needs --tags upos (the tagger predicts UPOS)")
+        pred_test, tag_acc = predicted_tag_sentences(Path(args.train), Path(args.test))
+        out["predicted"] = {"tagger": "spacy_joint_sbd.tagger (perceptron, 5 epochs, trained on the training file)",
+                            "tagger_accuracy_words": tag_acc, "rows": {}}
     for tr in trainings:
         t0 = time.time()
         if tr == "supervised":
@@ -58,6 +65,12 @@ def run(args: argparse.Namespace) -> Dict:
                 r["p_less"] = paired_p(base, res)
             row["decode"][c] = r
         out["rows"][tr] = row
+        if pred_test is not None:
+            pr = {c: score(model, pred_test, c) for c in ("none", "sprawl")}
+            out["predicted"]["rows"][tr] = {
+                "none": strip_per_doc(pr["none"]), "sprawl": strip_per_doc(pr["sprawl"]),
+                "gain": pr["sprawl"]["acc"] - pr["none"]["acc"],
+                "p_greater": paired_p(pr["sprawl"], pr["none"]), "p_less": paired_p(pr["none"], pr["sprawl"])}
         print(f"{tr}: trained in {train_s:.0f}s; " + ", ".join(
             f"{c} {row['decode'][c]['acc']:.1f}" for c in ALL_CONSTRAINTS), flush=True)
     if args.punct_as_words:
@@ -125,6 +138,18 @@ def markdown(res: Dict) -> str:
                   "|---|---|---|"]
         for tr, ps in res["training_vs_standard"].items():
             lines.append(f"| {tr} | {fmt_p(ps['none'])} | {fmt_p(ps['sprawl'])} |")
+    if res.get("predicted"):
+        pr = res["predicted"]
+        lines += ["", "## Predicted test tags (one column per the issue)", "",
+                  f"Word classes of the test words predicted by {pr['tagger']}: UPOS accuracy "
+                  f"{pr['tagger_accuracy_words']:.1f}% on the test words. Models trained on gold tags; "
+                  "punctuation (which tokens are marks) stays gold. Decoding: none vs sprawl.", "",
+                  "| training | gold tags | gold tags w/ sprawl | predicted tags | predicted w/ sprawl (gain, p better / worse) |",
+                  "|---|---|---|---|---|"]
+        for tr, r in pr["rows"].items():
+            g = rows[tr]["decode"]
+            lines.append(f"| {tr} | {g['none']['acc']:.1f} | {g['sprawl']['acc']:.1f} | {r['none']['acc']:.1f} | "
+                         f"{r['sprawl']['acc']:.1f} ({r['gain']:+.1f}, {fmt_p(r['p_greater'])} / {fmt_p(r['p_less'])}) |")
     lines += ["", "Training seconds: " + ", ".join(f"{tr} {r['train_seconds']}" for tr, r in rows.items()), ""]
     return "\n".join(lines)
 
@@ -163,6 +188,8 @@ def make_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-iter", type=int, default=40)
     ap.add_argument("--patience", type=int, default=10)
     ap.add_argument("--max-train-sents", type=int, default=0, help="0: all")
+    ap.add_argument("--predicted-tags", action="store_true",
+                    help="also score with test tags predicted by the library's tagger (UPOS only)")
     ap.add_argument("--no-punct-as-words", dest="punct_as_words", action="store_false",
                     help="skip the 'punctuation as words' baseline (§3.3)")
     return ap

@@ -27,7 +27,7 @@ def test_commands_declare_help_deps_outputs():
 def test_table4_small_run(tmp_path):
     import table4
 
-    table4.main(["--train", str(SAMPLE), "--test", str(SAMPLE), "--output", str(tmp_path),
+    table4.main(["--train", str(SAMPLE), "--test", str(SAMPLE), "--output", str(tmp_path), "--predicted-tags",
                  "--max-iter", "2", "--train-constraints", "none,loose,thread"])
     res = json.loads((tmp_path / "table4.json").read_text())
     md = (tmp_path / "table4.md").read_text()
@@ -43,6 +43,12 @@ def test_table4_small_run(tmp_path):
             if c != "none":
                 assert d["gain"] == pytest.approx(d["acc"] - base["acc"])
                 assert f"{d['acc']:.1f} / {d['acc10']:.1f} ({d['gain']:+.1f}" in md
+    pred = res["predicted"]
+    assert 50 < pred["tagger_accuracy_words"] <= 100
+    for tr, r in pred["rows"].items():
+        assert r["none"]["words"] == res["rows"][tr]["decode"]["none"]["words"]
+        assert r["gain"] == pytest.approx(r["sprawl"]["acc"] - r["none"]["acc"])
+    assert "## Predicted test tags" in md
     pw = res["punct_as_words"]["decode"]["none"]
     assert pw["words"] == res["rows"]["none"]["decode"]["none"]["words"]  # marks are not scored
     assert f"| Punctuation as Words (forgiving scoring) | {pw['acc']:.1f} |" in md
