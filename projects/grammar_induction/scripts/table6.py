@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from common import fmt_p, load, paired_p, score, strip_per_doc, write_json
+from common import fmt_p, load, paired_p, predicted_tag_sentences, score, strip_per_doc, write_json
 from spacy_joint_sbd.dmv.model import induce
 
 STAGES = [("1", "init"), ("2", "stage1"), ("3", "stage2"), ("3'", "punct")]
@@ -71,6 +71,17 @@ def run_treebank(folder: Path, args: argparse.Namespace) -> Dict:
     out["training_unlex_p_greater"] = paired_p(u, full["stage2"]["none"])
     out["training_unlex_p_less"] = paired_p(full["stage2"]["none"], u)
     out["lexicalization_gain"] = full["punct"]["none"]["acc"] - u["acc"]
+    if args.predicted_tags:
+        pred, acc = predicted_tag_sentences(tr_path, te_path)
+        if args.max_test_sents:
+            pred = pred[:args.max_test_sents]
+        ps = {k: {c: score(models[k], pred, c) for c in ("none", INFERENCE)} for k in ("stage2", "punct")}
+        out["predicted"] = {"tagger_accuracy_words": acc,
+                            "stage2": {c: strip_per_doc(v) for c, v in ps["stage2"].items()},
+                            "punct": {c: strip_per_doc(v) for c, v in ps["punct"].items()},
+                            "net_gain": ps["punct"][INFERENCE]["acc"] - ps["stage2"]["none"]["acc"],
+                            "net_p_greater": paired_p(ps["punct"][INFERENCE], ps["stage2"]["none"]),
+                            "net_p_less": paired_p(ps["stage2"]["none"], ps["punct"][INFERENCE])}
     a, b = full["punct"][INFERENCE], full["stage2"]["none"]
     out["net_gain"] = a["acc"] - b["acc"]
     out["net_p_greater"] = paired_p(a, b)
@@ -139,6 +150,26 @@ def markdown(res: Dict) -> str:
         lines.append(f"| Average | | | | | {sum(tg) / n:+.1f} | "
                      f"{sum(r['lexicalization_gain'] for r in tbs.values()) / n:+.1f} | "
                      f"{sum(r['stages']['punct']['gain'] for r in tbs.values()) / n:+.1f} | {sum(net) / n:+.1f} |")
+    if any("predicted" in r for r in tbs.values()):
+        lines += ["", "## Predicted tags (one column per the issue)", "",
+                  "Test UPOS predicted by the library's perceptron tagger trained on the treebank's "
+                  "training file (the DMV's own training data); models trained on gold tags; which "
+                  "tokens are punctuation stays gold.", "",
+                  "| Treebank | tagger acc. | 3 | 3 w/ inference | 3' | 3' w/ inference | net gain | p (gain > 0) | p (gain < 0) |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for name, r in tbs.items():
+            pr = r.get("predicted")
+            if not pr:
+                continue
+            lines.append(f"| {name} | {pr['tagger_accuracy_words']:.1f} | {pr['stage2']['none']['acc']:.1f} | "
+                         f"{pr['stage2'][INFERENCE]['acc']:.1f} | {pr['punct']['none']['acc']:.1f} | "
+                         f"{pr['punct'][INFERENCE]['acc']:.1f} | {pr['net_gain']:+.1f} | "
+                         f"{fmt_p(pr['net_p_greater'])} | {fmt_p(pr['net_p_less'])} |")
+        pn = [r["predicted"]["net_gain"] for r in tbs.values() if "predicted" in r]
+        lines.append(f"| Average | | | | | | {sum(pn) / len(pn):+.1f} | | |")
+        lines.append("")
+        lines.append(f"Net gain with predicted tags: better on {sum(g > 0 for g in pn)}, worse on "
+                     f"{sum(g < 0 for g in pn)} of {len(pn)} treebanks.")
     worse = [f"{name} ({', '.join(s for s, k in STAGES if r['stages'][k]['gain'] < 0)})"
              for name, r in tbs.items() if any(r["stages"][k]["gain"] < 0 for _, k in STAGES)]
     lines += ["", "Treebanks where constrained inference is below unconstrained at some stage: "
@@ -184,6 +215,8 @@ def make_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--patience", type=int, default=10)
     ap.add_argument("--lex-min-count", type=int, default=100)
     ap.add_argument("--max-train-sents", type=int, default=0, help="0: all")
+    ap.add_argument("--predicted-tags", action="store_true",
+                    help="also score stages 3 and 3' with test UPOS from the library's tagger")
     ap.add_argument("--max-test-sents", type=int, default=0, help="0: all")
     return ap
 

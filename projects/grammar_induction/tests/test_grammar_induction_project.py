@@ -68,7 +68,7 @@ def test_table6_small_run(tmp_path):
     (data / "no_split").mkdir()  # skipped: nothing to train or test on
     out = tmp_path / "out"
     table6.main(["--data-dir", str(data), "--output", str(out), "--max-iter", "2",
-                 "--lex-min-count", "20"])
+                 "--lex-min-count", "20", "--predicted-tags"])
     res = json.loads((out / "table6.json").read_text())
     md = (out / "table6.md").read_text()
     assert (out / "table6.png").stat().st_size > 1000
@@ -82,9 +82,13 @@ def test_table6_small_run(tmp_path):
             assert s["gain"] == pytest.approx(s["sprawl"]["acc"] - s["none"]["acc"])
             assert 0 <= s["none"]["acc"] <= 100
         assert r["net_p_greater"] is None or 0 <= r["net_p_greater"] <= 1
+        pr = r["predicted"]
+        assert pr["net_gain"] == pytest.approx(pr["punct"]["sprawl"]["acc"] - pr["stage2"]["none"]["acc"])
+        assert pr["stage2"]["none"]["words"] == st["stage2"]["none"]["words"]
     # both treebanks are the same data: identical rows
     a, b = res["treebanks"].values()
     assert math.isclose(a["net_gain"], b["net_gain"])
+    assert "## Predicted tags" in md
     assert "| en_a |" in md and "| Average |" in md and "Gold tags" in md.replace("gold tags", "Gold tags")
 
 
