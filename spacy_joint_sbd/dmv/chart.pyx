@@ -28,7 +28,7 @@ Parameters are log-probabilities over word classes ``0..C-1``: ``root[C]``, ``st
 ``choose[C, 2, C]`` (``[h, 0, d]``: d is a left dependent of h; ``[h, 1, d]``: right). ``-inf``
 is allowed (an unsmoothed model); NaN and ``+inf`` are not.
 """
-from libc.math cimport INFINITY, isnan
+from libc.math cimport INFINITY, NAN, isnan
 from libc.stdlib cimport malloc, free
 
 import numpy
@@ -44,7 +44,7 @@ cdef double dmv_viterbi_c(const int* cls, int n, int C, const double* root, cons
                           const double* cont, const double* choose, const MasksC* m,
                           int* heads) noexcept nogil:
     """Fill ``heads[1..n]`` with chart positions (0 = root); return the Viterbi log-probability
-    (-inf: no tree). ``cls[p]`` is the class of chart position ``p`` (``cls[0]`` unused)."""
+    (-inf: no tree; NaN: the chart could not be allocated). ``cls[p]`` is the class of chart position ``p`` (``cls[0]`` unused)."""
     cdef int D = n + 1
     cdef size_t DD = <size_t>D * D
     cdef int s, t, k, r, d, c, bq, bc, cls_s, cls_t
@@ -69,6 +69,10 @@ cdef double dmv_viterbi_c(const int* cls, int n, int C, const double* root, cons
     cdef const int* LL = m.lim_left
     cdef const int* LR = m.lim_right
     cdef size_t x
+    if UL == NULL or bp == NULL:
+        free(UL)
+        free(bp)
+        return NAN  # out of memory: the Python wrapper raises MemoryError
     for x in range(10 * DD):
         UL[x] = -INFINITY
     for s in range(1, D):
@@ -296,6 +300,8 @@ def viterbi_parse(classes, tables, masks=None):
     with nogil:
         score = dmv_viterbi_c(&cls[0], n, C, &root[0], &stop[0, 0], &cont[0, 0],
                               &choose[0, 0, 0], &mv.c, &heads[0])
+    if isnan(score):
+        raise MemoryError(f"no memory for the DMV chart of a {n}-word sentence")
     if score == -INFINITY:
         return None, score
     return [heads[p] - 1 for p in range(1, n + 1)], score
