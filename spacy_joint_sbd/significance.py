@@ -72,3 +72,18 @@ def marks(system: Dict, others: Dict[str, Dict], measure: str, alpha: float = AL
         if wilcoxon_greater(xs, ys) < alpha:
             out += MARKS.get(name, "")
     return out
+
+
+def sign_test_greater(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """One-sided exact sign test that xs > ys over paired units (ties dropped; 1.0 if all tie):
+    P(Binomial(n, 1/2) >= wins), the test of rush2012 §8. Needs no SciPy."""
+    from math import comb
+
+    if len(xs) != len(ys):
+        raise ValueError(f"paired samples differ in length: {len(xs)} and {len(ys)}")
+    wins = sum(x > y for x, y in zip(xs, ys))
+    losses = sum(x < y for x, y in zip(xs, ys))
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    return sum(comb(n, k) for k in range(wins, n + 1)) / 2 ** n

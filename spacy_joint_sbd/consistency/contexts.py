@@ -118,6 +118,27 @@ class ContextModel:
             self.tag_class.update({t: v.most_common(1)[0][0] for t, v in votes.items()})
         return self
 
+    def to_dict(self) -> Dict:
+        """msgpack-able state (`from_dict` restores it)."""
+        return {"templates": [list(t) for t in self.templates], "min_count": self.min_count,
+                "min_precision": self.min_precision, "tag_class": dict(self.tag_class),
+                "stats": [[k[0], k[1], list(k[2]), st.head_inside, dict(st.head_tags)]
+                          for k, st in self.stats.items()]}
+
+    @classmethod
+    def from_dict(cls, msg: Dict) -> "ContextModel":
+        try:
+            out = cls([tuple(t) for t in msg["templates"]], int(msg["min_count"]),
+                      float(msg["min_precision"]))
+            out.tag_class = {str(k): str(v) for k, v in msg["tag_class"].items()}
+            for r, s, window, inside, heads in msg["stats"]:
+                c = Counter({str(k): int(v) for k, v in heads.items()})
+                out.stats[(int(r), int(s), tuple(str(x) for x in window))] = ContextStats(
+                    sum(c.values()), c, int(inside))
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"not a saved ContextModel: {type(e).__name__}: {e}") from None
+        return out
+
     def predictive(self, key: ContextKey) -> Optional[ContextStats]:
         st = self.stats.get(key)
         if st is None or st.count < self.min_count or st.precision < self.min_precision:
