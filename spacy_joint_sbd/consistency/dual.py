@@ -111,6 +111,7 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
     given_val = numpy.zeros(C)
     z = numpy.zeros(len(words), dtype=numpy.int64)
     active = numpy.ones(len(words), dtype=bool)
+    uy = numpy.zeros(len(words))  # u_i[y_i]: F(Y) = Σ sentence scores + Σ uy
     res = DDResult([], False, 0)
     dirty_s = set(range(n_sentences))
     dirty_c = set(range(C))
@@ -133,6 +134,7 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
                 if new != y[i] and mrf.node_of[i] >= 0:
                     dirty_c.add(int(mrf.node_of[i]))
                 y[i] = new
+                uy[i] = u[i][new] if active[i] else 0.0
         todo_c = dirty_c if lazy else range(C)
         for c in sorted(todo_c):
             lab, zc, val = mrf.argmax_node(c, u, prefer=y)
@@ -144,13 +146,12 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
         res.nodes_solved.append(len(todo_c))
         dirty_s, dirty_c = set(), set()
         dual = float(sscore.sum() + node_val.sum())
-        uy = sum(float(u[i][y[i]]) for i in range(len(words)) if active[i])
-        primal = float(sscore.sum() + uy + given_val.sum())
+        primal = float(sscore.sum() + uy.sum() + given_val.sum())
         res.dual.append(dual)
         res.primal.append(primal)
         if primal > best_primal:
             best_primal, best_Y = primal, [list(l) for l in Y]
-        bad = [i for i in range(len(words)) if active[i] and mrf.node_of[i] >= 0 and z[i] != y[i]]
+        bad = numpy.flatnonzero(active & (mrf.node_of >= 0) & (z != y)).tolist()
         if not bad:
             res.certified = True
             best_Y = [list(l) for l in Y]
@@ -166,6 +167,7 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
             for i in drop:
                 active[i] = False
                 u[i][:] = 0.0
+                uy[i] = 0.0
                 if mrf.node_of[i] >= 0:
                     dirty_c.add(int(mrf.node_of[i]))
             mrf = mrf.without(drop)
@@ -179,6 +181,7 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
         for i in bad:
             u[i][z[i]] -= alpha
             u[i][y[i]] += alpha
+            uy[i] = u[i][y[i]]
             dirty_s.add(words[i].s)
             dirty_c.add(int(mrf.node_of[i]))
     res.labels = best_Y

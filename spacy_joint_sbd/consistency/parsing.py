@@ -8,7 +8,7 @@ existing Eisner decoders (`graph.eisner`, `graph.eisner2`) on the parser's arc s
 Lagrange multipliers (``arc[h, m+1] -= u(m, h)``): the multipliers enter as an additive arc-score
 adjustment, so the decoders are unchanged. Arc scores are computed once per sentence; sibling
 scores (second order) are kept only for sentences decoded more than once (lazy re-decoding
-touches few): float32 copies within a memory budget, recomputed beyond it.
+touches few) within a memory budget, recomputed beyond it.
 """
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -107,13 +107,13 @@ class ParserSolver:
         self.calls = 0
 
     def _scores(self, s: int) -> Tuple[numpy.ndarray, Optional[numpy.ndarray]]:
-        """Arc scores (kept) and sibling scores (kept as float32 while the cache budget lasts,
-        else recomputed on each re-decoding)."""
+        """Arc scores (kept) and sibling scores (kept while the cache budget lasts, else
+        recomputed on each re-decoding)."""
         sent = self.sents[s]
         arc = self._arc[s]
         if arc is not None and s in self._sib:
             sib = self._sib[s]
-            return arc, (None if sib is None else sib.astype(numpy.float64))
+            return arc, sib
         if arc is None:
             arc, sib = self.parser.arc_scores(sent)
             self._arc[s] = arc
@@ -122,9 +122,9 @@ class ParserSolver:
                 sent.n <= self.parser.max_sib_length else None
         if sib is None:
             self._sib[s] = None
-        elif sib.size * 4 <= self._budget:
-            self._budget -= sib.size * 4
-            self._sib[s] = sib.astype(numpy.float32)
+        elif sib.size * 8 <= self._budget:
+            self._budget -= sib.size * 8
+            self._sib[s] = sib
         return arc, sib
 
     def solve(self, s: int, penalties: Sequence[Penalty]) -> Tuple[List[int], float]:
