@@ -58,7 +58,7 @@ def test_joint_batch_sets_heads_and_certificates(trained):
     try:
         zero = list(nlp.pipe([predicted_doc(nlp.vocab, r) for r in test], batch_size=len(test)))
     finally:
-        pipe.cfg["delta"] = CFG.get("delta", [4.0, 2.0, 0.0])
+        pipe.cfg["delta"] = CFG.get("delta", [8.0, 4.0, 0.0])
     model = pipe._model().parser
     for d in zero:
         for sent in d.sents:
