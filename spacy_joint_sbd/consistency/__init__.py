@@ -6,14 +6,18 @@ Modules:
   dual      §6 Figure 2: subgradient dual decomposition, lazy re-decoding (§9), certificate
   parsing   §4: the parsing MRF over the graph parser; Eisner with additive Lagrange arc terms
   tagging   §7: the tagging MRF over unknown word types, with the trigram tagger
+
+The spaCy component is `pipeline.consistency_decoder`.
 """
 from .contexts import ContextModel, all_templates, format_context
 from .dual import DDResult, WordNode, dual_decompose
 from .mrf import ConsensusMRF, make_theta
 from .parsing import ConsistencyParse, ParserSolver, build_parsing_mrf, consistency_parse
+from .tagging import ConsistencyTagging, build_tagging_mrf, consistency_tag, tag_close_matrix
 
 __all__ = [
-    "ConsensusMRF", "ConsistencyParse", "ContextModel", "DDResult", "ParserSolver", "WordNode",
-    "all_templates", "build_parsing_mrf", "consistency_parse", "dual_decompose", "format_context",
-    "make_theta",
+    "ConsensusMRF", "ConsistencyParse", "ConsistencyTagging", "ContextModel", "DDResult",
+    "ParserSolver", "WordNode", "all_templates", "build_parsing_mrf", "build_tagging_mrf",
+    "consistency_parse", "consistency_tag", "dual_decompose", "format_context", "make_theta",
+    "tag_close_matrix",
 ]

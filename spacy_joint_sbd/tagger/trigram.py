@@ -11,7 +11,7 @@ Training updates both tables on the gold and predicted sequences and averages th
 in `learn.weights`, one tick per sentence).
 """
 import random
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy
 
