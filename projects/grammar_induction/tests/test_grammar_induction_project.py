@@ -21,7 +21,8 @@ def test_commands_declare_help_deps_outputs():
             script = line.split()[1]
             assert (PROJECT / script).is_file(), script
             assert script in cmd["deps"], (cmd["name"], script)
-        assert all(o.startswith("results/full/") for o in cmd["outputs"]), cmd["outputs"]
+        if cmd["name"] != "data":  # data writes the treebanks into the shared assets folder
+            assert all(o.startswith("results/full/") for o in cmd["outputs"]), cmd["outputs"]
 
 
 def test_table4_small_run(tmp_path):
