@@ -141,15 +141,16 @@ class TransitionParser:
 
         Returns and appends to `epoch_stats`: docs, n_gold (transitions), used_pct (mean over
         documents of the % of the gold sequence the updates covered, Figure 3), violations
-        (updates), errors (greedy: misclassified states; beam: gold fell off the beam),
-        used_per_doc (the % for each document, in training order), update.
+        (updates), errors (greedy: misclassified states; beam: gold fell off the beam), tau (the
+        summed step sizes), end_unfinished (documents whose search ended with an unfinished best
+        item), used_per_doc (the % for each document, in training order), update.
         """
         if update not in UPDATES:
             raise ValueError(f"unknown update {update!r}; expected one of {UPDATES}")
         order = list(range(len(docs)))
         if shuffle is not None:
             random.Random(shuffle).shuffle(order)
-        totals = {"docs": 0, "n_gold": 0, "violations": 0, "errors": 0}
+        totals = {"docs": 0, "n_gold": 0, "violations": 0, "errors": 0, "tau": 0.0, "end_unfinished": 0}
         used_pcts = []
         for i in order:
             doc = docs[i]
@@ -161,6 +162,8 @@ class TransitionParser:
             totals["n_gold"] += stats["n_gold"]
             totals["violations"] += stats["violations"]
             totals["errors"] += stats["errors"]
+            totals["tau"] += stats["tau"]
+            totals["end_unfinished"] += stats["end_unfinished"]
             used_pcts.append(100.0 * stats["used"] / max(stats["n_gold"], 1))
         totals["used_pct"] = float(numpy.mean(used_pcts)) if used_pcts else 100.0
         totals["used_per_doc"] = used_pcts

@@ -48,7 +48,10 @@ def train_document(Engine engine not None, attrs, gold_actions, update="dlaso", 
     invalid move or no final state (nothing is learnt from such a document).
     Returns a dict: n_gold (gold transitions), used (transitions of the gold sequence that
     updates covered; Figure 3's quantity is used / n_gold), violations (updates made),
-    errors (greedy: misclassified states; beam: gold fell off the beam).
+    errors (greedy: misclassified states; beam: gold fell off the beam), tau (the summed step
+    sizes the learner took) and end_unfinished (1 if the search reached the end of the gold
+    sequence with an unfinished best item, so that a finished gold derivation was compared with
+    an unfinished one; derivations differ in length by their SWAP and SB moves).
     """
     if not isinstance(update, str) or update not in UPDATES:
         raise ValueError(f"unknown update {update!r}; expected one of {UPDATES}")
@@ -65,7 +68,7 @@ def train_document(Engine engine not None, attrs, gold_actions, update="dlaso", 
     cdef WorkC* w = &ws.c
     cdef int n = w.doc.n
     cdef int T = G.shape[0]
-    stats = {"n_gold": T, "used": T, "violations": 0, "errors": 0}
+    stats = {"n_gold": T, "used": T, "violations": 0, "errors": 0, "tau": 0.0, "end_unfinished": 0}
     if n == 0 or T == 0:
         return stats
     _check_gold(w, &G[0], T, engine.n_labels)  # before any update: a rejected document changes nothing
@@ -73,6 +76,7 @@ def train_document(Engine engine not None, attrs, gold_actions, update="dlaso", 
     # the gold derivation c_0..c_T with its scores under the current weights
     cdef StateC** gold = <StateC**>ws.mem.alloc(T + 1, sizeof(StateC*))
     cdef int t, i
+    cdef double tau
     cdef bint valid[N_MOVES]
     gold[0] = state_init(n)
     if gold[0] is NULL:
@@ -85,9 +89,11 @@ def train_document(Engine engine not None, attrs, gold_actions, update="dlaso", 
             if not valid[move_of(G[t], engine.n_labels)]:
                 raise ValueError(f"gold move {G[t]} is invalid at step {t}")
             if update == "greedy":
-                if _greedy_update(engine, w, gold[t], G[t], upd, learner):
+                tau = _greedy_update(engine, w, gold[t], G[t], upd, learner)
+                if tau >= 0:
                     stats["errors"] += 1
                     stats["violations"] += 1
+                    stats["tau"] += tau
                 engine.weights.tick()
             gold[t + 1] = apply_move(gold[t], G[t], &w.doc)
             if gold[t + 1] is NULL:
@@ -132,10 +138,11 @@ cdef int _check_gold(WorkC* w, const int* G, int T, int n_labels) except -1:
     return 0
 
 
-cdef bint _greedy_update(Engine engine, WorkC* w, StateC* st, int gold_clas, SparseUpdate upd,
-                         learner) except -1:
+cdef double _greedy_update(Engine engine, WorkC* w, StateC* st, int gold_clas, SparseUpdate upd,
+                           learner) except -2:
     """greedy: if the best valid class (scores of `st` in w.scores) is not the gold one,
-    update at once towards the gold class and away from it."""
+    update at once towards the gold class and away from it. Returns the step size, or -1 if the
+    gold class was the best one (no update)."""
     cdef bint valid[N_MOVES]
     valid_moves(st, &w.doc, valid)
     cdef int best = -1, c
@@ -144,14 +151,13 @@ cdef bint _greedy_update(Engine engine, WorkC* w, StateC* st, int gold_clas, Spa
         if valid[move_of(c, engine.n_labels)] and (best < 0 or scores[c] > scores[best]):
             best = c
     if best == gold_clas:
-        return False
+        return -1.0
     cdef int nf = engine.features(w, st)
     upd.clear()
     upd.add_c(w.feats, nf, gold_clas, 1.0)
     upd.add_c(w.feats, nf, best, -1.0)
     upd.loss = scores[best] - scores[gold_clas] + 1.0
-    apply_update(engine.weights, upd, learner)
-    return True
+    return apply_update(engine.weights, upd, learner)
 
 
 cdef int _calc_update(Engine engine, WorkC* w, StateC** gold, StateC* pred, SparseUpdate upd,
@@ -239,6 +245,7 @@ cdef int _beam_updates(Engine engine, WorkC* w, StateC** gold, const int* G, int
                 beam_len = 1
         else:
             # search reached the end of the gold sequence (Algorithm 1, lines 13-16)
+            stats["end_unfinished"] = int(not is_final(beam[0], w.doc.n))
             if update == "max_violation":
                 if mv_pred is not NULL:
                     used = _calc_update(engine, w, gold, mv_pred, upd, seg)
@@ -254,7 +261,7 @@ cdef int _beam_updates(Engine engine, WorkC* w, StateC** gold, const int* G, int
             stats["violations"] += 1
         stats["used"] = used
         if len(upd) > 0:  # Algorithm 1, lines 17-18
-            apply_update(engine.weights, upd, learner)
+            stats["tau"] = apply_update(engine.weights, upd, learner)
     finally:
         for i in range(beam_len):
             state_decref(beam[i])

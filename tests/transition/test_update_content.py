@@ -76,7 +76,7 @@ def test_early_update():
     want = delta(engine, [(GOLD[:1], SH, 1), (GOLD[:2], LA0, 1),
                           ([SH], SB, -1), ([SH, SB], RA0, -1)])
     assert numpy.array_equal(dW, want)
-    assert stats == {"n_gold": 6, "used": 3, "violations": 1, "errors": 1}
+    assert stats == {"n_gold": 6, "used": 3, "violations": 1, "errors": 1, "tau": 1.0, "end_unfinished": 0}
 
 
 def test_max_violation_update():
@@ -94,7 +94,9 @@ def test_max_violation_update():
                           ([SH], SB, -1), ([SH, SB], RA0, -1), ([SH, SB, RA0], SH, -1),
                           ([SH, SB, RA0, SH], SB, -1)])
     assert numpy.array_equal(dW, want)
-    assert stats == {"n_gold": 6, "used": 5, "violations": 1, "errors": 1}
+    # at t = 6 the best item (SH SB RA0 SH SB RA0) has not shifted token 3: a finished gold
+    # derivation is compared with an unfinished one
+    assert stats == {"n_gold": 6, "used": 5, "violations": 1, "errors": 1, "tau": 1.0, "end_unfinished": 1}
 
 
 def test_dlaso_update():
@@ -111,7 +113,7 @@ def test_dlaso_update():
                           (c[:3], SH, 1), (c[:4], RA1, 1), (c[:3], SB, -1), (c[:3] + [SB], RA0, -1),
                           (c[:5], RA1, 1), (c[:5], RA0, -1)])
     assert numpy.array_equal(dW, want)
-    assert stats == {"n_gold": 6, "used": 6, "violations": 3, "errors": 2}
+    assert stats == {"n_gold": 6, "used": 6, "violations": 3, "errors": 2, "tau": 1.0, "end_unfinished": 0}
 
 
 @pytest.mark.parametrize("update", ["early", "max_violation", "dlaso"])
@@ -121,11 +123,13 @@ def test_pa_step_on_the_same_update(update):
     _, dW_perceptron, _ = train(update)
     engine, bias_row = engine_by_hand()
     before = engine.weights.get_params()["W"].copy()
-    engine.train(ATTRS, GOLD, update, 2, make_learner("pa", C=1.0))
+    stats = engine.train(ATTRS, GOLD, update, 2, make_learner("pa", C=1.0))
     dW = engine.weights.get_params()["W"] - before
     loss = {"early": 2.0, "max_violation": 3.0, "dlaso": 5.0}[update]
     tau = min(1.0, loss / float((dW_perceptron.astype(numpy.float64) ** 2).sum()))
+    assert 0 < tau < 1
     assert numpy.allclose(dW, tau * dW_perceptron, rtol=1e-6, atol=1e-7)
+    assert stats["tau"] == pytest.approx(tau, rel=1e-6)
 
 
 @pytest.mark.parametrize("learner", ["perceptron", "pa"])
@@ -153,5 +157,6 @@ def test_greedy_update(learner):
         dphi[key % N_ROWS, SB] -= 1
     tau = 1.0 if learner == "perceptron" else 2.0 / float((dphi ** 2).sum())
     assert numpy.allclose(dW, tau * dphi, rtol=1e-6, atol=0)
-    assert stats == {"n_gold": 4, "used": 4, "violations": 1, "errors": 1}
+    assert stats == {"n_gold": 4, "used": 4, "violations": 1, "errors": 1,
+                     "tau": pytest.approx(tau, rel=1e-6), "end_unfinished": 0}
     assert engine.weights.time == 4  # one tick per transition

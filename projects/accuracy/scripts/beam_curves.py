@@ -1,0 +1,167 @@
+"""Issue 14 item 2: does the beam pay? Dev curves and training diagnostics of update strategies.
+
+    python scripts/beam_curves.py --treebank en_ewt --variant star \
+        --runs greedy:perceptron:1,greedy:pa:1,dlaso:pa:20 --epochs 40 --out results/full/beam/ewt-star
+
+Every run trains `TransitionParser` (whole documents, SB predicted) from the same start on the
+training documents of one treebank in one variant, with 10-fold jackknifed tags of the library's
+perceptron tagger (the tags a parser gets at test time), and parses the dev documents (tagged by
+a tagger trained on all training documents) after every epoch. A run stops after `--epochs` or
+when dev (F1 + LAS) / 2 has not improved for `--patience` epochs ("until flat").
+
+Per epoch it records the dev scores (boundary P/R/F1, UAS/LAS) and the training diagnostics the
+engine reports (`updates.train_document`): violations (updates) per document, the share of gold
+transitions the updates covered, the summed step size τ of the learner, and the documents whose
+search ended with an unfinished best item (the finished-vs-unfinished comparison at the end of a
+document). Writes one JSON per run and curves.png beside them.
+"""
+import argparse
+import dataclasses
+import json
+import time
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import numpy
+import spacy
+from tqdm import tqdm
+
+from spacy_joint_sbd.corpus import DocRecord, read_conllu
+from spacy_joint_sbd.corpus.docs import record_to_doc
+from spacy_joint_sbd.corpus.variants import apply_variant
+from spacy_joint_sbd.pipeline.doc_encoding import encode_records
+from spacy_joint_sbd.scoring import score_records
+from spacy_joint_sbd.tagger import encode_doc, jackknife, train_tagger
+from spacy_joint_sbd.transition import TransitionParser
+
+STATS = ("violations", "errors", "used", "n_gold", "tau", "end_unfinished")
+
+
+def tagged_data(ud: Path, treebank: str, train_split: str, dev_split: str, variant: str,
+                folds: int) -> Tuple[List[DocRecord], List[DocRecord], List[DocRecord], Dict]:
+    """(train records with jackknifed tags, dev records with predicted tags, dev gold, tag accuracy)."""
+    vocab = spacy.blank("en").vocab
+
+    def load(split: str) -> List[DocRecord]:
+        recs = [apply_variant(r, variant) for r in read_conllu(ud / treebank / f"{split}.conllu")]
+        return [r for r in recs if len(r.words)]
+
+    train, dev = load(train_split), load(dev_split)
+    data = [(encode_doc(record_to_doc(vocab, r)), r.xpos) for r in train]
+    jk = jackknife(data, folds=folds, epochs=6)
+    tagger = train_tagger(data, epochs=6)
+    dev_tags = [tagger.predict(encode_doc(record_to_doc(vocab, r))) for r in dev]
+
+    def acc(pred, gold):
+        pairs = [(p, g) for ps, gs in zip(pred, gold) for p, g in zip(ps, gs)]
+        return round(100 * sum(p == g for p, g in pairs) / len(pairs), 2)
+
+    tag_acc = {"jackknifed_train": acc(jk, [r.xpos for r in train]), "dev": acc(dev_tags, [r.xpos for r in dev])}
+    return ([dataclasses.replace(r, xpos=t) for r, t in zip(train, jk)],
+            [dataclasses.replace(r, xpos=t) for r, t in zip(dev, dev_tags)], dev, tag_acc)
+
+
+def run(name: str, update: str, learner: str, beam: int, train: List[DocRecord], dev: List[DocRecord],
+        gold: List[DocRecord], epochs: int, patience: int, out: Path, meta: Dict) -> Dict:
+    parser = TransitionParser.from_records(train, learner=learner)
+    tdocs = encode_records(train, parser.labels, parser.attrs)
+    ddocs = encode_records(dev, parser.labels, parser.attrs)
+    curve, best, since = [], -1.0, 0
+    for epoch in tqdm(range(1, epochs + 1), desc=name):
+        t0 = time.process_time()
+        totals = dict.fromkeys(STATS, 0)
+        docs = 0
+        for i in numpy.random.RandomState(epoch).permutation(len(tdocs)):
+            doc = tdocs[i]
+            if len(doc) == 0:
+                continue
+            stats = parser.engine.train(doc.attrs, parser.oracle(doc), update, beam, parser.learner, parser._fixed(doc))
+            docs += 1
+            for k in STATS:
+                totals[k] += stats.get(k, 0)
+        train_s = time.process_time() - t0
+        t0 = time.process_time()
+        parses = parser.parse(ddocs, beam_width=beam)
+        parse_s = time.process_time() - t0
+        preds = [dataclasses.replace(g, heads=[int(h) for h in p.heads],
+                                     deps=[parser.labels.decode(int(lab)) for lab in p.labels],
+                                     sent_starts=[bool(s) for s in p.sent_starts]) for p, g in zip(parses, gold)]
+        sc = score_records(preds, gold).scores()
+        row = {"epoch": epoch, "train_cpu_s": round(train_s, 1), "dev_tokens_per_s": round(sum(map(len, ddocs)) / parse_s),
+               "violations_per_doc": round(totals["violations"] / docs, 1),
+               "gold_used_pct": round(100 * totals["used"] / max(totals["n_gold"], 1), 1),
+               "tau_per_doc": round(totals["tau"] / docs, 4), "end_unfinished_docs": totals["end_unfinished"],
+               **{k: round(100 * sc[f"sents_{k}"], 2) for k in "prf"},
+               "uas": round(100 * sc["dep_uas"], 2), "las": round(100 * sc["dep_las"], 2)}
+        curve.append(row)
+        tqdm.write(f"{name} {epoch}: F1 {row['f']:.2f} LAS {row['las']:.2f} viol/doc {row['violations_per_doc']}")
+        objective = (row["f"] + row["las"]) / 2
+        best, since = (objective, 0) if objective > best else (best, since + 1)
+        result = {"name": name, "update": update, "learner": learner, "beam": beam, **meta, "curve": curve,
+                  "best_epoch": max(curve, key=lambda c: (c["f"] + c["las"]) / 2)["epoch"]}
+        (out / f"{name}.json").write_text(json.dumps(result, indent=1))
+        if since >= patience:
+            break
+    return result
+
+
+def plot(out: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    for r in runs:
+        ep = [c["epoch"] for c in r["curve"]]
+        axes[0].plot(ep, [c["las"] for c in r["curve"]], label=r["name"])
+        axes[1].plot(ep, [c["f"] for c in r["curve"]], label=r["name"])
+        axes[2].plot(ep, [c["violations_per_doc"] for c in r["curve"]], label=r["name"])
+    for ax, title in zip(axes, ("dev LAS", "dev boundary F1", "updates (violations) per document")):
+        ax.set_title(title)
+        ax.set_xlabel("epoch")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    if runs:
+        fig.suptitle(f"{runs[0]['treebank']} {runs[0]['variant']}: {runs[0]['train_split']} -> {runs[0]['dev_split']}, "
+                     "jackknifed perceptron tags")
+    fig.tight_layout()
+    fig.savefig(out / "curves.png", dpi=110)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ud", type=Path, default=Path("../../assets/ud"))
+    ap.add_argument("--treebank", default="en_ewt")
+    ap.add_argument("--train-split", default="train")
+    ap.add_argument("--dev-split", default="dev")
+    ap.add_argument("--variant", default="star")
+    ap.add_argument("--runs", default="greedy:perceptron:1,greedy:pa:1,dlaso:pa:20",
+                    help="UPDATE:LEARNER:BEAM items, comma-separated")
+    ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--patience", type=int, default=10)
+    ap.add_argument("--limit", type=int, default=0, help="first N training and dev documents (smoke runs)")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    runs = []
+    for item in args.runs.split(","):
+        try:
+            update, learner, beam = item.split(":")
+            runs.append((update, learner, int(beam)))
+        except ValueError:
+            ap.error(f"--runs item {item!r} is not UPDATE:LEARNER:BEAM")
+    args.out.mkdir(parents=True, exist_ok=True)
+    train, dev, gold, tag_acc = tagged_data(args.ud, args.treebank, args.train_split, args.dev_split, args.variant, 10)
+    if args.limit:
+        train, dev, gold = train[: args.limit], dev[: args.limit], gold[: args.limit]
+    meta = {"treebank": args.treebank, "variant": args.variant, "train_split": args.train_split,
+            "dev_split": args.dev_split, "tag_accuracy": tag_acc, "train_docs": len(train), "dev_docs": len(dev)}
+    print(f"tags (XPOS accuracy): {tag_acc}")
+    for update, learner, beam in runs:
+        run(f"{update}-{learner}-beam{beam}", update, learner, beam, train, dev, gold, args.epochs, args.patience,
+            args.out, meta)
+        plot(args.out)
+
+
+if __name__ == "__main__":
+    main()
