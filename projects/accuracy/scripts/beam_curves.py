@@ -13,7 +13,8 @@ Per epoch it records the dev scores (boundary P/R/F1, UAS/LAS) and the training 
 engine reports (`updates.train_document`): violations (updates) per document, the share of gold
 transitions the updates covered, the summed step size τ of the learner, and the documents whose
 search ended with an unfinished best item (the finished-vs-unfinished comparison at the end of a
-document). Writes one JSON per run and curves.png beside them.
+document). Writes one JSON per run, curves.png and summary.md (each run at its best epoch; the
+gap of every beam run to the best greedy run at its own best epoch) beside them.
 """
 import argparse
 import dataclasses
@@ -129,6 +130,43 @@ def plot(out: Path) -> None:
     fig.savefig(out / "curves.png", dpi=110)
 
 
+def summary(out: Path) -> str:
+    """summary.md: every run at its best dev epoch, and each beam run against the best greedy run."""
+    runs = [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))]
+    if not runs:
+        return ""
+
+    def at_best(r):
+        return next(c for c in r["curve"] if c["epoch"] == r["best_epoch"])
+
+    lines = [f"# {runs[0]['treebank']} {runs[0]['variant']}: dev curves of the update strategies",
+             "", f"Train {runs[0]['train_split']} ({runs[0]['train_docs']} documents) -> {runs[0]['dev_split']} "
+             f"({runs[0]['dev_docs']} documents); jackknifed perceptron tags (XPOS accuracy {runs[0]['tag_accuracy']}). "
+             "Best epoch = highest dev (F1 + LAS) / 2; a run stops when that is flat for the patience.", "",
+             "| run | epochs run | best epoch | F1 | LAS | UAS | updates / doc (first, last) | tau / doc (last) "
+             "| docs ending unfinished (last) | train CPU s / epoch | dev tokens/s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in runs:
+        b, c0, cl = at_best(r), r["curve"][0], r["curve"][-1]
+        train_s = sum(c["train_cpu_s"] for c in r["curve"]) / len(r["curve"])
+        lines.append(f"| {r['name']} | {len(r['curve'])} | {r['best_epoch']} | {b['f']:.2f} | {b['las']:.2f} | {b['uas']:.2f} "
+                     f"| {c0['violations_per_doc']}, {cl['violations_per_doc']} | {cl['tau_per_doc']} "
+                     f"| {cl['end_unfinished_docs']} | {train_s:.1f} | {b['dev_tokens_per_s']} |")
+    greedy = [r for r in runs if r["update"] == "greedy"]
+    if greedy:
+        g = max(greedy, key=lambda r: (at_best(r)["f"] + at_best(r)["las"]) / 2)
+        gb = at_best(g)
+        lines += ["", f"Against the best greedy run ({g['name']}, epoch {g['best_epoch']}):", ""]
+        for r in runs:
+            if r["update"] != "greedy":
+                b = at_best(r)
+                lines.append(f"- {r['name']} (epoch {r['best_epoch']}): LAS {b['las'] - gb['las']:+.2f}, "
+                             f"boundary F1 {b['f'] - gb['f']:+.2f}")
+    text = "\n".join(lines) + "\n"
+    (out / "summary.md").write_text(text)
+    return text
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ud", type=Path, default=Path("../../assets/ud"))
@@ -161,6 +199,7 @@ def main() -> None:
         run(f"{update}-{learner}-beam{beam}", update, learner, beam, train, dev, gold, args.epochs, args.patience,
             args.out, meta)
         plot(args.out)
+        summary(args.out)
 
 
 if __name__ == "__main__":

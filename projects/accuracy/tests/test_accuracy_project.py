@@ -44,3 +44,5 @@ def test_beam_curves_smoke(tmp_path):
     assert abs(greedy["tau_per_doc"] - greedy["violations_per_doc"]) <= 0.05
     assert runs["dlaso-pa-beam4"]["tag_accuracy"]["jackknifed_train"] < 100
     assert (out / "curves.png").stat().st_size > 10_000
+    summary = (out / "summary.md").read_text()
+    assert "| dlaso-pa-beam4 | 2 |" in summary and "Against the best greedy run (greedy-perceptron-beam1" in summary
