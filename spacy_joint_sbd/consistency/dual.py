@@ -70,7 +70,9 @@ class DDResult:
 
 def _check(words: Sequence[WordNode], mrf: ConsensusMRF, n_sentences: int, K: int, rate: float,
            removal_rounds: int) -> None:
-    if not isinstance(K, int) or K < 1:
+    if isinstance(n_sentences, bool) or not isinstance(n_sentences, int) or n_sentences < 0:
+        raise ValueError(f"n_sentences must be an int >= 0, got {n_sentences!r}")
+    if isinstance(K, bool) or not isinstance(K, int) or K < 1:
         raise ValueError(f"K must be a positive int, got {K!r}")
     if not (isinstance(rate, (int, float)) and numpy.isfinite(rate) and rate > 0):
         raise ValueError(f"rate must be a positive number, got {rate!r}")
@@ -82,6 +84,11 @@ def _check(words: Sequence[WordNode], mrf: ConsensusMRF, n_sentences: int, K: in
     for i, w in enumerate(words):
         if not 0 <= w.s < n_sentences:
             raise ValueError(f"word node {i}: sentence {w.s} not in [0, {n_sentences})")
+        if not isinstance(w.m, (int, numpy.integer)) or w.m < 0:
+            raise ValueError(f"word node {i}: position {w.m!r} must be an int >= 0")
+        cands = numpy.asarray(w.candidates)
+        if cands.ndim != 1 or len(set(cands.tolist())) != len(cands):
+            raise ValueError(f"word node {i}: candidates must be distinct labels, got {cands.tolist()[:10]}")
         if (w.s, w.m) in seen:
             raise ValueError(f"word node {i}: position ({w.s}, {w.m}) constrained twice")
         seen.add((w.s, w.m))

@@ -54,10 +54,17 @@ class ConsensusMRF:
         theta = numpy.asarray(theta, dtype=numpy.float64)
         if theta.ndim != 2 or theta.shape[1] != theta.shape[0] + 1:
             raise ValueError(f"theta must be (T, T+1), got {theta.shape}")
+        if numpy.isnan(theta).any() or numpy.isposinf(theta).any():
+            raise ValueError("theta must be finite or -inf (no NaN, no +inf)")
         T = theta.shape[0]
         self.theta = theta
         self.n_tags = T
-        self.tag_of = [numpy.asarray(t, dtype=numpy.int64) for t in tag_of]
+        self.tag_of = []
+        for i, t in enumerate(tag_of):
+            t = numpy.asarray(t)
+            if t.size and t.dtype.kind not in "iu":
+                raise ValueError(f"word node {i}: candidate tags must be integer ids, got {t.dtype}")
+            self.tag_of.append(t.astype(numpy.int64))
         for i, t in enumerate(self.tag_of):
             if t.ndim != 1 or t.size == 0 or t.min() < 0 or t.max() >= T:
                 raise ValueError(f"word node {i}: candidate tags must be a non-empty 1-d array "
@@ -75,6 +82,8 @@ class ConsensusMRF:
                      else numpy.asarray(bias, dtype=numpy.float64))
         if self.bias.shape != (C, T + 1):
             raise ValueError(f"bias must be ({C}, {T + 1}), got {self.bias.shape}")
+        if numpy.isnan(self.bias).any() or numpy.isposinf(self.bias).any():
+            raise ValueError("bias must be finite or -inf (no NaN, no +inf)")
 
     @property
     def n_nodes(self) -> int:

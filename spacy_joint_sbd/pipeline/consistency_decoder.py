@@ -93,19 +93,11 @@ class ConsistencyDecoder(GraphComponent):
                  rate: float = 2.0, delta: Sequence[float] = (8.0, 4.0, 0.0),
                  templates: Optional[List[List[int]]] = None, min_count: int = 2, order: int = 2,
                  n_rows: int = 1 << 21, label_rows: int = 1 << 18, scorer: Optional[Callable] = None):
-        if not isinstance(K, int) or K < 1:
-            raise ValueError(f"[{name}] K must be a positive int, got {K!r}")
-        if not isinstance(rate, (int, float)) or not rate > 0:
-            raise ValueError(f"[{name}] rate must be positive, got {rate!r}")
-        delta = [float(d) for d in delta]
-        if len(delta) != 3 or not delta[0] >= delta[1] >= delta[2] >= 0:
-            raise ValueError(f"[{name}] delta must be [d1, d2, d3] with d1 >= d2 >= d3 >= 0, got {delta}")
-        if templates is not None:
-            templates = [list(t) for t in check_templates([tuple(t) for t in templates])]
         self.vocab = vocab
         self.name = name
-        self.cfg = {"K": K, "rate": float(rate), "delta": delta, "templates": templates,
-                    "min_count": min_count, "order": order, "n_rows": n_rows, "label_rows": label_rows}
+        self.cfg = _check_cfg(name, {"K": K, "rate": rate, "delta": delta, "templates": templates,
+                                     "min_count": min_count, "order": order, "n_rows": n_rows,
+                                     "label_rows": label_rows})
         self.parser = ConsistencyModel(GraphParser(order, n_rows, label_rows), self._new_contexts())
         self._predictor: Optional[ConsistencyModel] = None
         self.scorer = scorer if scorer is not None else make_graph_dep_scorer()
@@ -204,9 +196,38 @@ class ConsistencyDecoder(GraphComponent):
             yield from docs
 
     def _apply(self, cfg: Dict, model) -> None:
-        self.cfg.update(cfg)
+        try:
+            checked = _check_cfg(self.name, {**self.cfg, **cfg})
+        except (ValueError, TypeError) as e:
+            raise self._error("cfg", "settings", e) from e
+        self.cfg.update(checked)
         self.parser = model
         self._predictor = model
+
+
+def _check_cfg(name: str, cfg: Dict) -> Dict:
+    """The component's settings, checked (ValueError naming the component), `delta` as floats."""
+    K, rate = cfg["K"], cfg["rate"]
+    if isinstance(K, bool) or not isinstance(K, int) or K < 1:
+        raise ValueError(f"[{name}] K must be a positive int, got {K!r}")
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate < float("inf"):
+        raise ValueError(f"[{name}] rate must be a positive finite number, got {rate!r}")
+    delta = cfg["delta"]
+    if isinstance(delta, str):
+        raise ValueError(f"[{name}] delta must be [d1, d2, d3], got {delta!r}")
+    delta = [float(d) for d in delta]
+    if len(delta) != 3 or not delta[0] >= delta[1] >= delta[2] >= 0 or delta[0] == float("inf"):
+        raise ValueError(f"[{name}] delta must be [d1, d2, d3] with d1 >= d2 >= d3 >= 0, got {delta}")
+    templates = cfg["templates"]
+    if templates is not None:
+        templates = [list(t) for t in check_templates([tuple(t) for t in templates])]
+    for key in ("min_count", "order", "n_rows", "label_rows"):
+        v = cfg[key]
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"[{name}] {key} must be a positive int, got {v!r}")
+    if cfg["order"] not in (1, 2):
+        raise ValueError(f"[{name}] order must be 1 or 2, got {cfg['order']!r}")
+    return {**cfg, "K": K, "rate": float(rate), "delta": delta, "templates": templates}
 
 
 def _sentence(words, tags, pos):

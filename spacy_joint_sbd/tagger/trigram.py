@@ -45,11 +45,14 @@ def viterbi(E: numpy.ndarray, Tr: numpy.ndarray) -> Tuple[List[int], float]:
     """Best tag sequence under emissions ``E[i, t]`` and trigram scores ``Tr[a, b, t]`` (a, b in
     0..T, T = the start symbol). Returns (tags, score)."""
     E = numpy.asarray(E, dtype=numpy.float64)
+    Tr = numpy.asarray(Tr, dtype=numpy.float64)
     if E.ndim != 2 or E.shape[1] < 1:
         raise ValueError(f"E must be (n, T), got shape {E.shape}")
     n, T = E.shape
     if Tr.shape != (T + 1, T + 1, T):
         raise ValueError(f"Tr must be ({T + 1}, {T + 1}, {T}), got {Tr.shape}")
+    if numpy.isnan(E).any() or numpy.isnan(Tr).any() or numpy.isposinf(E).any() or numpy.isposinf(Tr).any():
+        raise ValueError("scores must be finite or -inf (no NaN, no +inf)")
     if n == 0:
         return [], 0.0
     S = T
@@ -80,10 +83,12 @@ class TrigramTagger:
     """A trigram perceptron tagger over string labels."""
 
     def __init__(self, labels: Sequence[str], n_rows: int = DEFAULT_N_ROWS):
+        if isinstance(labels, str):
+            raise ValueError("labels must be a sequence of strings, not one string")
         labels = list(labels)
         if not labels or len(set(labels)) != len(labels) or not all(isinstance(x, str) and x for x in labels):
             raise ValueError(f"labels must be distinct non-empty strings, got {labels[:10]}")
-        if not isinstance(n_rows, int) or n_rows < 1:
+        if isinstance(n_rows, bool) or not isinstance(n_rows, int) or n_rows < 1:
             raise ValueError(f"n_rows must be a positive int, got {n_rows!r}")
         self.labels = labels
         self.label_ids = {x: i for i, x in enumerate(labels)}
@@ -105,6 +110,9 @@ class TrigramTagger:
 
     def emissions(self, feats: numpy.ndarray, average: bool = True) -> numpy.ndarray:
         """(n, T) emission scores of a sentence's `word_features`."""
+        feats = numpy.asarray(feats)
+        if feats.ndim != 2 or (feats.size and feats.dtype.kind not in "iu"):
+            raise ValueError(f"feats must be an (n, k) integer array (`word_features`), got {feats.dtype} {feats.shape}")
         W, _ = self._tables(average)
         return W[(feats % numpy.uint64(self.n_rows)).astype(numpy.int64)].sum(axis=1, dtype=numpy.float64)
 
@@ -122,6 +130,11 @@ class TrigramTagger:
     def update(self, feats: numpy.ndarray, gold: Sequence[int]) -> int:
         """One perceptron step on one sentence (non-averaged tables); → errors before it."""
         T = self.n_tags
+        feats = numpy.asarray(feats)
+        if feats.ndim != 2 or len(gold) != feats.shape[0]:
+            raise ValueError(f"{len(gold)} gold tags for {feats.shape[0] if feats.ndim else 0} feature rows")
+        if any(not 0 <= int(g) < T for g in gold):
+            raise ValueError(f"gold tag ids must be in [0, {T})")
         pred, _ = viterbi(self.emissions(feats, average=False), self.transitions(average=False))
         errors = sum(p != g for p, g in zip(pred, gold))
         if errors:

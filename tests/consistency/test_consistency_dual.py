@@ -120,12 +120,12 @@ def test_removal_rounds_certify_the_reduced_model():
         first = dual_decompose(solve, len(lengths), words, mrf, K=1, rate=1.0)
         if first.certified:
             continue
-        res = dual_decompose(solve, len(lengths), words, mrf, K=1, rate=1.0, removal_rounds=3,
-                             extra_iterations=1)
-        assert res.removed
-        assert res.certified == (not res.disagreeing)
-        if res.certified:
-            assert res.certified_sentences == set(range(len(lengths))) - res.removed
+        # each round drops the constraints of at least one disagreeing sentence, so with one
+        # round per sentence the run must end certified for the model without them
+        res = dual_decompose(solve, len(lengths), words, mrf, K=1, rate=1.0,
+                             removal_rounds=len(lengths), extra_iterations=1)
+        assert res.removed and res.certified and not res.disagreeing
+        assert res.certified_sentences == set(range(len(lengths))) - res.removed
         return
     pytest.fail("no instance disagreed after one iteration")
 
@@ -150,6 +150,25 @@ def test_bad_arguments():
         ConsensusMRF(make_theta(2, 1, 0, 0), [[0]], [numpy.array([5])])
     with pytest.raises(ValueError, match="already in another"):
         ConsensusMRF(make_theta(2, 1, 0, 0), [[0], [0]], [numpy.array([1])])
+    with pytest.raises(ValueError, match="theta must be finite"):
+        ConsensusMRF(numpy.full((2, 3), numpy.nan), [[0]], [numpy.array([1])])
+    with pytest.raises(ValueError, match="bias must be finite"):
+        ConsensusMRF(make_theta(2, 1, 0, 0), [[0]], [numpy.array([1])], numpy.full((1, 3), numpy.nan))
+    with pytest.raises(ValueError, match="integer ids"):
+        ConsensusMRF(make_theta(2, 1, 0, 0), [[0]], [numpy.array([1.5])])
+
+
+def test_bad_word_nodes():
+    lengths, words, mrf, solve, _ = _instance(0)
+    with pytest.raises(ValueError, match="n_sentences"):
+        dual_decompose(solve, -1, words, mrf)
+    w0 = words[0]
+    with pytest.raises(ValueError, match="must be an int >= 0"):
+        dual_decompose(solve, len(lengths), [type(w0)(w0.s, -1, w0.candidates)] + list(words[1:]), mrf)
+    dup = numpy.array([w0.candidates[0]] * len(w0.candidates))
+    assert len(dup) > 1
+    with pytest.raises(ValueError, match="distinct"):
+        dual_decompose(solve, len(lengths), [type(w0)(w0.s, w0.m, dup)] + list(words[1:]), mrf)
 
 
 def test_mrf_argmax_is_exhaustive_maximum():

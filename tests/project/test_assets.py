@@ -49,8 +49,17 @@ def test_assets_cover_what_the_data_command_writes():
     project = srsly.read_yaml(ROOT / "project.yml")
     data = next(c for c in project["commands"] if c["name"] == "data")
     assert sorted(a["dest"] for a in _assets()) == sorted(data["outputs"])
-    files = _get_data().FILES
-    assert sorted(f"assets/ud/{tb}/{split}.conllu" for tb, split in files) == sorted(data["outputs"])
+    gd = _get_data()
+    assert sorted(f"assets/ud/{tb}/{split}.conllu" for tb, split in gd.FILES
+                  if tb in gd.DEFAULT_TREEBANKS) == sorted(data["outputs"])
+    # the other languages (`--treebanks all`, projects/grammar_induction) are released files at
+    # pinned commits, one upstream repository each
+    others = {tb for tb, _ in gd.FILES} - set(gd.DEFAULT_TREEBANKS)
+    assert others and others <= set(gd.UPSTREAM)
+    for (tb, split), (digest, (kind, name)) in gd.FILES.items():
+        if tb in others:
+            assert kind == "released" and name == f"{tb}-ud-{split}.conllu" and len(digest) == 64
+            assert COMMIT.match(gd.UPSTREAM[tb][1])
 
 
 def test_weasel_creates_the_parent_folders_of_url_assets(tmp_path, monkeypatch):

@@ -58,3 +58,22 @@ def test_bad_input():
     with pytest.raises(ValueError, match="Tr must"):
         viterbi(numpy.zeros((2, 2)), numpy.zeros((2, 2, 2)))
     assert tagger.predict([]) == []
+
+
+def test_bad_scores_and_updates_are_refused():
+    import numpy
+    from spacy_joint_sbd.tagger.trigram import TrigramTagger, viterbi, word_features
+
+    with pytest.raises(ValueError, match="NaN"):
+        viterbi(numpy.full((2, 2), numpy.nan), numpy.zeros((3, 3, 2)))
+    with pytest.raises(ValueError, match="NaN"):
+        viterbi(numpy.zeros((2, 2)), numpy.full((3, 3, 2), numpy.inf))
+    with pytest.raises(ValueError, match="Tr must be"):
+        viterbi(numpy.zeros((2, 2)), [[0.0]])
+    tagger = TrigramTagger(["A", "B"])
+    with pytest.raises(ValueError, match="gold tags for 2 feature rows"):
+        tagger.update(word_features(["a", "b"]), [0])
+    with pytest.raises(ValueError, match=r"in \[0, 2\)"):
+        tagger.update(word_features(["a", "b"]), [0, 5])
+    with pytest.raises(ValueError, match="not one string"):
+        TrigramTagger("AB")
