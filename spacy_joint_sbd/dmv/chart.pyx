@@ -27,6 +27,13 @@ Parameters are log-probabilities over word classes ``0..C-1``: ``root[C]``, ``st
 ``cont[C, 4]`` with columns ``(left adj, left non-adj, right adj, right non-adj)``, and
 ``choose[C, 2, C]`` (``[h, 0, d]``: d is a left dependent of h; ``[h, 1, d]``: right). ``-inf``
 is allowed (an unsmoothed model); NaN and ``+inf`` are not.
+
+Sentences are limited to `MAX_WORDS` words: the chart takes about ``120 (n+1)^2`` bytes
+(2,000 words: ~0.5 GB), and its int indices would overflow above ~46,000 words.
+
+Thread safety: `viterbi_parse` releases the GIL while filling the chart; it only reads its
+arguments, so concurrent calls (on the same `Tables`) are safe as long as nobody mutates the
+tables' arrays meanwhile.
 """
 from libc.math cimport INFINITY, NAN, isnan
 from libc.stdlib cimport malloc, free
@@ -34,6 +41,10 @@ from libc.stdlib cimport malloc, free
 import numpy
 
 from ..graph.eisner cimport _MaskView
+
+MAX_WORDS = 2000
+"""Longest sentence (in words, punctuation stripped) `viterbi_parse` accepts: the chart needs
+~``120 (n+1)^2`` bytes (about 0.5 GB at 2,000 words)."""
 
 
 cdef inline int _slot(unsigned char bits) noexcept nogil:
@@ -190,14 +201,16 @@ cdef double dmv_viterbi_c(const int* cls, int n, int C, const double* root, cons
             best = v
             root_child = d
     if root_child > 0:
-        _backtrack(root_child, n, D, bIL, bIR, bUL, cUL, bUR, cUR, heads)
+        if not _backtrack(root_child, n, D, bIL, bIR, bUL, cUL, bUR, cUR, heads):
+            best = NAN  # out of memory for the backtracking stack
     free(UL)
     free(bp)
     return best
 
 
-cdef void _backtrack(int root_child, int n, int D, const int* bIL, const int* bIR, const int* bUL,
+cdef bint _backtrack(int root_child, int n, int D, const int* bIL, const int* bIR, const int* bUL,
                      const int* cUL, const int* bUR, const int* cUR, int* heads) noexcept nogil:
+    """Fill ``heads`` from the back-pointers; False if the stack could not be allocated."""
     # Stack of (kind, channel, a, b); kinds: 0 UL(h=a, i=b), 1 UR(h=a, j=b), 2 IL(d=a, H=b),
     # 3 IR(H=a, d=b).
     cdef size_t DD = <size_t>D * D
@@ -206,6 +219,8 @@ cdef void _backtrack(int root_child, int n, int D, const int* bIL, const int* bI
     cdef int top
     cdef int kind, c, a, b, r
     cdef size_t x
+    if st == NULL:
+        return False
     heads[root_child] = 0
     st[0] = 0; st[1] = 0; st[2] = root_child; st[3] = 1
     st[4] = 1; st[5] = 0; st[6] = root_child; st[7] = n
@@ -237,6 +252,7 @@ cdef void _backtrack(int root_child, int n, int D, const int* bIL, const int* bI
             st[top + 4] = 0; st[top + 5] = 0; st[top + 6] = b; st[top + 7] = r + 1
         top += 8
     free(st)
+    return True
 
 
 def _check_table(name, arr, shape):
@@ -285,20 +301,35 @@ def viterbi_parse(classes, tables, masks=None):
     """
     if not isinstance(tables, Tables):
         raise ValueError(f"tables must be a dmv.chart.Tables, got {type(tables).__name__}")
-    cdef int[::1] cls = _check_classes(classes, tables.C)
+    # Tables' attributes are plain and writable: re-check everything the C code trusts.
+    C = tables.C
+    if not isinstance(C, (int, numpy.integer)) or isinstance(C, bool) or C < 1:
+        raise ValueError(f"tables.C must be a positive int, got {C!r}")
+    for name, shape in (("root", (C,)), ("stop", (C, 4)), ("cont", (C, 4)),
+                        ("choose", (C, 2, C))):
+        a = getattr(tables, name)
+        if not isinstance(a, numpy.ndarray) or a.dtype != numpy.float64 or a.shape != shape \
+                or not a.flags.c_contiguous:
+            raise ValueError(f"tables.{name} must be a C-contiguous float64 array of shape "
+                             f"{shape} (tables.C = {C}), got "
+                             f"{getattr(a, 'dtype', type(a).__name__)} {numpy.shape(a)}")
+    cdef int[::1] cls = _check_classes(classes, C)
     cdef int n = cls.shape[0] - 1
     if n == 0:
         return [], 0.0
+    if n > MAX_WORDS:
+        raise ValueError(f"a {n}-word sentence is longer than dmv.chart.MAX_WORDS = {MAX_WORDS} "
+                         f"(the chart would need ~{120 * (n + 1) ** 2 / 1e9:.1f} GB)")
     cdef _MaskView mv = _MaskView(masks, n)
     cdef const double[::1] root = tables.root
     cdef const double[:, ::1] stop = tables.stop
     cdef const double[:, ::1] cont = tables.cont
     cdef const double[:, :, ::1] choose = tables.choose
     cdef int[::1] heads = numpy.full(n + 1, -1, dtype=numpy.int32)
-    cdef int C = tables.C
+    cdef int Cc = C
     cdef double score
     with nogil:
-        score = dmv_viterbi_c(&cls[0], n, C, &root[0], &stop[0, 0], &cont[0, 0],
+        score = dmv_viterbi_c(&cls[0], n, Cc, &root[0], &stop[0, 0], &cont[0, 0],
                               &choose[0, 0, 0], &mv.c, &heads[0])
     if isnan(score):
         raise MemoryError(f"no memory for the DMV chart of a {n}-word sentence")

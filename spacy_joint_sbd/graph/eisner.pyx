@@ -359,10 +359,22 @@ cdef class _MaskView:
             raise ValueError(f"masks are for {masks.n} tokens, scores for {n}")
         if masks.n_channels not in (1, 2):
             raise ValueError(f"n_channels must be 1 or 2, got {masks.n_channels}")
-        self.lbits = numpy.ascontiguousarray(masks.lbits, dtype=numpy.uint8)
-        self.rbits = numpy.ascontiguousarray(masks.rbits, dtype=numpy.uint8)
-        self.lim_left = numpy.ascontiguousarray(masks.lim_left, dtype=numpy.int32)
-        self.lim_right = numpy.ascontiguousarray(masks.lim_right, dtype=numpy.int32)
+        arrs = {}
+        for name, dtype in (("lbits", numpy.uint8), ("rbits", numpy.uint8),
+                            ("lim_left", numpy.int32), ("lim_right", numpy.int32)):
+            # Every array is read at (n+1)^2 positions in nogil loops: check the shape here (the
+            # attributes of a ConstraintMasks are plain and writable).
+            a = numpy.asarray(getattr(masks, name))
+            if a.shape != (n + 1, n + 1):
+                raise ValueError(f"masks.{name} must have shape {(n + 1, n + 1)} for {n} tokens, "
+                                 f"got {a.shape}")
+            if a.dtype != dtype and not numpy.can_cast(a.dtype, dtype, casting="same_kind"):
+                raise ValueError(f"masks.{name} must be {numpy.dtype(dtype).name}, got {a.dtype}")
+            arrs[name] = numpy.ascontiguousarray(a, dtype=dtype)
+        self.lbits = arrs["lbits"]
+        self.rbits = arrs["rbits"]
+        self.lim_left = arrs["lim_left"]
+        self.lim_right = arrs["lim_right"]
         self.c.D = n + 1
         self.c.K = masks.n_channels
         if n > 0:

@@ -139,3 +139,40 @@ def test_bad_arguments():
         Tables(t.root, bad, t.cont, t.choose)
     with pytest.raises(ValueError, match="non-empty"):
         Tables([], t.stop, t.cont, t.choose)
+
+
+def _uniform_tables(C=3):
+    return Tables(numpy.log(numpy.ones(C) / C), numpy.full((C, 4), numpy.log(.5)),
+                  numpy.full((C, 4), numpy.log(.5)), numpy.full((C, 2, C), numpy.log(1 / C)))
+
+
+@pytest.mark.parametrize("attr,value", [
+    ("C", 10 ** 8), ("C", 0), ("C", "3"), ("root", numpy.zeros(2)), ("stop", numpy.zeros((3, 3))),
+    ("cont", numpy.zeros((4, 4))), ("choose", numpy.zeros((3, 1, 3))),
+    ("choose", numpy.zeros((3, 2, 3), dtype=numpy.float32)),
+    ("stop", numpy.zeros((4, 3)).T), ("root", [0.0, 0.0, 0.0])])
+def test_tampered_tables_are_rejected(attr, value):
+    """Tables' attributes are writable: viterbi_parse must re-check them (C1: segfaulted)."""
+    t = _uniform_tables()
+    setattr(t, attr, value)
+    cls = [10 ** 8 - 1] * 30 if attr == "C" and value == 10 ** 8 else [0, 1, 2]
+    with pytest.raises(ValueError, match=attr if attr != "C" else "tables"):
+        viterbi_parse(cls, t)
+
+
+def test_masks_with_wrong_arrays_are_rejected():
+    """ConstraintMasks whose n was changed after construction (C2: segfaulted)."""
+    m = ConstraintMasks(1)
+    m.n = 600
+    with pytest.raises(ValueError, match="lbits"):
+        viterbi_parse([0] * 600, _uniform_tables(), m)
+    m = build_masks(4, [(0, 1), (2, 3)], "sprawl")
+    m.lim_right = m.lim_right[:, :3]
+    with pytest.raises(ValueError, match="lim_right"):
+        viterbi_parse([0, 1, 2, 0], _uniform_tables(), m)
+
+
+def test_sentence_length_limit():
+    from spacy_joint_sbd.dmv.chart import MAX_WORDS
+    with pytest.raises(ValueError, match=f"{MAX_WORDS + 1}-word sentence"):
+        viterbi_parse([0] * (MAX_WORDS + 1), _uniform_tables())

@@ -128,3 +128,21 @@ def test_plain_eisner_equals_masked():
             h1, s1 = eisner(arc)
             h2, s2 = eisner_plain(arc)
             assert h1 == h2 and s1 == pytest.approx(s2)
+
+
+@pytest.mark.parametrize("attr", ["lbits", "rbits", "lim_left", "lim_right"])
+def test_mask_arrays_must_match_n(attr):
+    """`_MaskView` checked masks.n only: arrays of another size were read out of bounds."""
+    from spacy_joint_sbd.graph.constraints import ConstraintMasks
+    m = ConstraintMasks(1)
+    m.n = 600
+    with pytest.raises(ValueError, match="lbits"):
+        eisner(numpy.zeros((601, 601)), m)
+    m = ConstraintMasks(5)
+    setattr(m, attr, getattr(m, attr)[:3, :3])
+    with pytest.raises(ValueError, match=attr):
+        eisner(numpy.zeros((6, 6)), m)
+    m = ConstraintMasks(5)
+    setattr(m, attr, numpy.zeros((6, 6), dtype=numpy.float64))
+    with pytest.raises(ValueError, match=attr):
+        eisner(numpy.zeros((6, 6)), m)
