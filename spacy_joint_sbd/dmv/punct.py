@@ -4,7 +4,31 @@ UD attaches a mark to the head of the phrase or clause it delimits; we approxima
 lowest common ancestor of the words on either side of the mark (which dominates both, so the mark
 sits inside its span), and attach marks at a sentence edge to the root word.
 """
+import numbers
 from typing import List, Sequence
+
+
+def _check_tree(heads: Sequence[int]) -> None:
+    """ValueError unless ``heads`` (-1 = root) is a tree: integer heads in ``[-1, n)``, exactly
+    one root, no cycle."""
+    n = len(heads)
+    for i, h in enumerate(heads):
+        if isinstance(h, bool) or not isinstance(h, numbers.Integral) or not -1 <= h < n:
+            raise ValueError(f"word head {h!r} of word {i} is not an integer in [-1, {n})")
+    if n and sum(1 for h in heads if h < 0) != 1:
+        raise ValueError(f"word heads must have exactly one root (-1), got {list(heads)}")
+    state = [0] * n  # 0: unvisited, 1: on the current path, 2: reaches the root
+    for i in range(n):
+        path = []
+        a = i
+        while a >= 0 and state[a] == 0:
+            state[a] = 1
+            path.append(a)
+            a = heads[a]
+        if a >= 0 and state[a] == 1:
+            raise ValueError(f"word heads contain a cycle through word {a}: {list(heads)}")
+        for b in path:
+            state[b] = 2
 
 
 def reattach_punct(word_heads: Sequence[int], is_punct: Sequence[bool]) -> List[int]:
@@ -13,10 +37,12 @@ def reattach_punct(word_heads: Sequence[int], is_punct: Sequence[bool]) -> List[
     word_heads (Sequence[int]): heads over the non-punctuation tokens (-1 = root), as parsed.
     is_punct (Sequence[bool]): one flag per token.
     RETURNS (List[int]): one head per token; a sentence of marks only is a chain from its first.
+    Raises ValueError unless ``word_heads`` is a tree (heads in ``[-1, n)``, one root, no cycle).
     """
     words = [i for i, p in enumerate(is_punct) if not p]
     if len(words) != len(word_heads):
         raise ValueError(f"{len(word_heads)} word heads for {len(words)} non-punctuation tokens")
+    _check_tree(word_heads)
     n = len(is_punct)
     if not words:
         return [-1] + [0] * (n - 1) if n else []

@@ -61,6 +61,17 @@ def test_reattach_punct_by_hand():
         reattach_punct([-1], [False, False])
 
 
+@pytest.mark.parametrize("heads,match", [
+    ([-1, 2, 1], "cycle"),  # used to loop forever
+    ([1, 0], "one root"), ([-1, 5], r"\[-1, 2\)"), ([0, 0], r"\[-1, 2\)|one root|cycle"),
+    ([-1, -2], r"\[-1, 2\)"), ([-1, 0.0], "integer"), ([-1, -1], "one root")])
+def test_reattach_punct_rejects_non_trees(heads, match):
+    is_punct = [False] * len(heads) + [True]
+    is_punct[1], is_punct[-1] = is_punct[-1], is_punct[1]  # a mark inside the sentence
+    with pytest.raises(ValueError, match=match):
+        reattach_punct(heads, is_punct)
+
+
 def test_serialisation_round_trips(fitted, tmp_path):
     nlp, pipe, raw = fitted
     before = [[t.head.i for t in pipe(raw_tagged(nlp, d))] for d in raw[:3]]
