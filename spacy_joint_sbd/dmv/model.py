@@ -13,6 +13,7 @@ hard EM with the paper's termination rule; `induce` adds the two-stage scaffoldi
 then ≤ 45) and optional lexicalization.
 """
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -41,6 +42,9 @@ class DMVSentence:
     doc_id: the document, for paired significance tests.
     length: the length that scaffolding filters on, when it is not the number of words (the
         "punctuation as words" baseline does not count marks, §3.3 footnote 4).
+
+    Thread safety: the class-id and mask caches are filled lazily by plain assignments; two
+    threads may both compute an entry, but never see a half-built one.
     """
 
     words: List[str]
@@ -51,6 +55,12 @@ class DMVSentence:
     length: Optional[int] = None
     _masks: Dict[str, ConstraintMasks] = field(default_factory=dict, repr=False)
     _cls: Optional[Tuple] = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if len(self.words) != len(self.tags):
+            raise ValueError(f"{len(self.words)} words but {len(self.tags)} tags")
+        if self.heads is not None and len(self.heads) != len(self.words):
+            raise ValueError(f"{len(self.words)} words but {len(self.heads)} heads")
 
     def __len__(self) -> int:
         return len(self.words)
@@ -100,18 +110,21 @@ def sentences_from_records(records: Iterable, tag_attr: str = "upos") -> List[DM
 
 
 _INVENTORIES: Dict[Tuple, Tuple[Dict[str, int], frozenset]] = {}
+_INVENTORIES_LOCK = threading.Lock()
 
 
 def _inventory(classes: Tuple[str, ...], lexicon: frozenset) -> Tuple[Dict[str, int], frozenset]:
     """One shared (index, lexicon) pair per class inventory, so that sentences can cache their
-    class ids by identity (the pairs live as long as the process: ids are never reused)."""
+    class ids by identity (the pairs live as long as the process: ids are never reused).
+    Thread-safe: a lock makes every thread get the same pair for an inventory."""
     key = (classes, lexicon)
-    inv = _INVENTORIES.get(key)
-    if inv is None:
-        index = {c: i for i, c in enumerate(classes)}
-        if len(index) != len(classes):
-            raise ValueError("class names must be unique")
-        inv = _INVENTORIES[key] = (index, lexicon)
+    with _INVENTORIES_LOCK:
+        inv = _INVENTORIES.get(key)
+        if inv is None:
+            index = {c: i for i, c in enumerate(classes)}
+            if len(index) != len(classes):
+                raise ValueError("class names must be unique")
+            inv = _INVENTORIES[key] = (index, lexicon)
     return inv
 
 
@@ -120,10 +133,17 @@ class DMV:
     and log-probability `tables` (`chart.Tables`)."""
 
     def __init__(self, classes: Sequence[str], tables: Tables, lexicon: Iterable[str] = ()):
+        if isinstance(classes, str) or not all(isinstance(c, str) for c in classes):
+            raise ValueError("classes must be a sequence of strings (class names)")
+        lexicon = frozenset(lexicon)
+        if not all(isinstance(w, str) for w in lexicon):
+            raise ValueError("lexicon must hold strings (words)")
+        if not isinstance(tables, Tables):
+            raise ValueError(f"tables must be a dmv.chart.Tables, got {type(tables).__name__}")
         if len(classes) != tables.C:
             raise ValueError(f"{len(classes)} class names for {tables.C} classes")
         self.classes = list(classes)
-        self.index, self.lexicon = _inventory(tuple(self.classes), frozenset(lexicon))
+        self.index, self.lexicon = _inventory(tuple(self.classes), lexicon)
         self.tables = tables
 
     def class_ids(self, words: Sequence[str], tags: Sequence[str]) -> numpy.ndarray:
@@ -162,6 +182,8 @@ class DMV:
 
 def class_ids(index: Dict[str, int], lexicon: frozenset, words: Sequence[str],
               tags: Sequence[str]) -> numpy.ndarray:
+    if len(words) != len(tags):
+        raise ValueError(f"{len(words)} words but {len(tags)} tags")
     out = numpy.empty(len(words), dtype=numpy.int64)
     for i, (w, t) in enumerate(zip(words, tags)):
         c = index.get(f"{t}|{w}") if w in lexicon else None
@@ -192,16 +214,33 @@ class DMVCounts:
 
     def add_trees(self, cls_list: Sequence[Sequence[int]], heads_list: Sequence[Sequence[int]]) -> None:
         """Add the events of many trees at once (vectorised over the batch)."""
-        if not cls_list:
+        if len(cls_list) != len(heads_list):
+            raise ValueError(f"{len(cls_list)} class sequences but {len(heads_list)} head sequences")
+        if not len(cls_list):
             return
         C = self.C
-        cls = numpy.concatenate([numpy.asarray(c, dtype=numpy.int64) for c in cls_list])
-        offs = numpy.cumsum([0] + [len(h) for h in heads_list[:-1]])
-        heads = numpy.concatenate([numpy.asarray(h, dtype=numpy.int64) + o * (numpy.asarray(h) >= 0)
-                                   for h, o in zip(heads_list, offs)])
+        cls_arrs, head_arrs = [], []
+        off = 0
+        for k, (c, h) in enumerate(zip(cls_list, heads_list)):
+            c = numpy.asarray(c)
+            h = numpy.asarray(h)
+            if c.ndim != 1 or h.ndim != 1 or c.shape != h.shape:
+                raise ValueError(f"tree {k}: classes (shape {c.shape}) and heads (shape {h.shape}) "
+                                 "must be vectors of the same length")
+            if c.size and (not numpy.issubdtype(c.dtype, numpy.integer)
+                           or c.min() < 0 or c.max() >= C):
+                raise ValueError(f"tree {k}: classes must be integers in [0, {C})")
+            if h.size and (not numpy.issubdtype(h.dtype, numpy.integer)
+                           or h.min() < -1 or h.max() >= h.size):
+                raise ValueError(f"tree {k}: heads must be integers in [-1, {h.size})")
+            c = c.astype(numpy.int64)
+            h = h.astype(numpy.int64)
+            cls_arrs.append(c)
+            head_arrs.append(numpy.where(h >= 0, h + off, -1))
+            off += h.size
+        cls = numpy.concatenate(cls_arrs)
+        heads = numpy.concatenate(head_arrs)
         N = cls.shape[0]
-        if heads.shape[0] != N:
-            raise ValueError("classes and heads differ in length")
         self.root += numpy.bincount(cls[heads < 0], minlength=C)
         dep = numpy.nonzero(heads >= 0)[0]
         hd = heads[dep]
