@@ -12,6 +12,20 @@ on the examples' *predicted* docs — raw tagged text, no trees) runs the two-st
 of §3.1 with constrained training (``train_constraint``, ``loose`` by default). With
 ``supervised=True``, `initialize` estimates the DMV from the reference trees instead. `update`
 does nothing (it reports no loss), so ``spacy train`` only needs the initialization.
+
+Word classes are required: a Doc none of whose tokens has the configured tag raises a ValueError
+(at `fit`, `initialize` and prediction); a token without one among tagged tokens gets ``X``.
+During ``nlp.initialize`` the examples' predicted docs hold only what the corpus reader put
+there (spaCy does not run earlier components over them), so the unsupervised `initialize` needs
+a reader that yields tagged predicted docs; otherwise tag raw text and call `fit(docs)`.
+
+Sentences longer than `dmv.chart.MAX_WORDS` words (punctuation stripped) are refused with a
+ValueError naming the Doc: a Doc without sentence boundaries is one sentence, so segment long
+texts first.
+
+Thread safety: prediction only reads the model (the chart releases the GIL); `fit`,
+`initialize` and the ``from_*`` loaders replace it and must not run concurrently with
+prediction.
 """
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -24,6 +38,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 
+from ..dmv.chart import MAX_WORDS
 from ..dmv.model import DMV, DMVSentence, induce, make_sentence, supervised
 from ..dmv.punct import reattach_punct
 from ..graph.constraints import check_name
@@ -57,22 +72,49 @@ def make_dmv_parser(nlp: Language, name: str, constraint: str, train_constraint:
                      patience=patience, lex_min_count=lex_min_count, scorer=scorer)
 
 
+_CFG_KEYS = ("constraint", "train_constraint", "tag_attr", "supervised", "max_iter", "patience",
+             "lex_min_count")
+
+
+def _check_cfg(cfg: Dict) -> Dict:
+    """The component's settings, checked (ValueError on an unknown, missing or bad one)."""
+    unknown = set(cfg) - set(_CFG_KEYS)
+    missing = set(_CFG_KEYS) - set(cfg)
+    if unknown or missing:
+        raise ValueError(f"bad settings: unknown {sorted(unknown)}, missing {sorted(missing)}")
+    for c in (cfg["constraint"], cfg["train_constraint"]):
+        if not isinstance(c, str):
+            raise ValueError(f"constraint names must be strings, got {c!r}")
+        check_name(c)
+    if cfg["tag_attr"] not in TAG_ATTRS:
+        raise ValueError(f"tag_attr must be one of {TAG_ATTRS}, got {cfg['tag_attr']!r}")
+    for key in ("max_iter", "patience", "lex_min_count"):
+        v = cfg[key]
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"{key} must be an int, got {v!r}")
+    if cfg["max_iter"] < 1 or cfg["patience"] < 1 or cfg["lex_min_count"] < 0:
+        raise ValueError("max_iter and patience must be >= 1, lex_min_count >= 0")
+    if not isinstance(cfg["supervised"], (bool, int)):
+        raise ValueError(f"supervised must be a bool, got {cfg['supervised']!r}")
+    return {k: (bool(cfg[k]) if k == "supervised" else cfg[k]) for k in _CFG_KEYS}
+
+
+def _doc_name(doc: Doc) -> str:
+    text = doc.text if len(doc.text) <= 40 else doc.text[:37] + "..."
+    return f"Doc {text!r} ({len(doc)} tokens)"
+
+
 class DMVParser(Pipe):
     def __init__(self, vocab: Vocab, name: str = "dmv_parser", *, constraint: str = "sprawl",
                  train_constraint: str = "loose", tag_attr: str = "pos", supervised: bool = False,
                  max_iter: int = 40, patience: int = 10, lex_min_count: int = 0,
                  scorer: Optional[Callable] = None):
-        for c in (constraint, train_constraint):
-            check_name(c)
-        if tag_attr not in TAG_ATTRS:
-            raise ValueError(f"tag_attr must be one of {TAG_ATTRS}, got {tag_attr!r}")
-        if max_iter < 1 or patience < 1 or lex_min_count < 0:
-            raise ValueError("max_iter and patience must be >= 1, lex_min_count >= 0")
         self.vocab = vocab
         self.name = name
-        self.cfg = {"constraint": constraint, "train_constraint": train_constraint,
-                    "tag_attr": tag_attr, "supervised": bool(supervised), "max_iter": max_iter,
-                    "patience": patience, "lex_min_count": lex_min_count}
+        self.cfg = _check_cfg({"constraint": constraint, "train_constraint": train_constraint,
+                               "tag_attr": tag_attr, "supervised": supervised,
+                               "max_iter": max_iter, "patience": patience,
+                               "lex_min_count": lex_min_count})
         self.model: Optional[DMV] = None
         self.scorer = scorer if scorer is not None else make_graph_dep_scorer()
 
@@ -80,10 +122,16 @@ class DMVParser(Pipe):
 
     def _sentences(self, doc: Doc, with_heads: bool = False) -> List[Tuple[int, int, List[bool], DMVSentence]]:
         """(start, end, is_punct, DMVSentence) per sentence of a Doc (the whole Doc if it has
-        no sentence boundaries)."""
-        spans = ([(s.start, s.end) for s in doc.sents] if doc.has_annotation("SENT_START")
+        no sentence boundaries). ValueError if no token is tagged (``tag_attr``)."""
+        segmented = doc.has_annotation("SENT_START")
+        spans = ([(s.start, s.end) for s in doc.sents] if segmented
                  else ([(0, len(doc))] if len(doc) else []))
         attr = "pos_" if self.cfg["tag_attr"] == "pos" else "tag_"
+        if len(doc) and not any(getattr(t, attr) for t in doc):
+            raise ValueError(
+                f"[{self.name}] {_doc_name(doc)} has no {self.cfg['tag_attr'].upper()} on any "
+                f"token: the DMV's word classes are tags (tag_attr={self.cfg['tag_attr']!r}); put "
+                f"a tagger before {self.name} or tag the docs")
         out = []
         for s, e in spans:
             toks = doc[s:e]
@@ -94,6 +142,13 @@ class DMVParser(Pipe):
                 heads = [t.head.i - s if t.head.i != t.i else -1 for t in toks]
                 if any(h < -1 or h >= e - s for h in heads):
                     continue
+            n_words = len(is_punct) - sum(is_punct)
+            if n_words > MAX_WORDS:
+                where = (f"a {n_words}-word sentence (tokens {s}..{e - 1})" if segmented else
+                         f"no sentence boundaries, so its {n_words} words are one sentence")
+                raise ValueError(
+                    f"[{self.name}] {_doc_name(doc)}: {where}, over the DMV's limit of "
+                    f"{MAX_WORDS} words (dmv.chart.MAX_WORDS); segment it into sentences first")
             out.append((s, e, is_punct, make_sentence([t.text for t in toks], tags, is_punct, heads, "")))
         return out
 
@@ -113,7 +168,11 @@ class DMVParser(Pipe):
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *,
                    nlp: Optional[Language] = None) -> None:
         """Fit on the examples' predicted docs (raw tagged text), or with ``supervised`` estimate
-        from their reference trees (tags and punctuation from the reference too)."""
+        from their reference trees (tags and punctuation from the reference too).
+
+        Unsupervised: ValueError if a predicted doc carries no tags (spaCy does not run earlier
+        components over them during ``nlp.initialize``): use a reader that yields tagged
+        predicted docs, ``supervised=True``, or tag raw text and call `fit(docs)`."""
         validate_examples(get_examples(), "DMVParser.initialize")
         if self.cfg["supervised"]:
             sents = [s for eg in get_examples() if eg.reference.has_annotation("DEP")
@@ -122,7 +181,17 @@ class DMVParser(Pipe):
                 raise ValueError(f"[{self.name}] supervised: no reference trees")
             self.model = supervised(sents)
         else:
-            self.fit(eg.predicted for eg in get_examples())
+            attr = "pos_" if self.cfg["tag_attr"] == "pos" else "tag_"
+            docs = [eg.predicted for eg in get_examples()]
+            for doc in docs:
+                if len(doc) and not any(getattr(t, attr) for t in doc):
+                    raise ValueError(
+                        f"[{self.name}] initialize: the predicted {_doc_name(doc)} of an example "
+                        f"has no {self.cfg['tag_attr'].upper()}: the unsupervised DMV fits on "
+                        f"tagged raw text, and spaCy does not run earlier components (a tagger) "
+                        f"over the examples during nlp.initialize. Use a reader whose predicted "
+                        f"docs are tagged, set supervised=True, or tag raw text and call fit(docs)")
+            self.fit(docs)
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
@@ -181,9 +250,8 @@ class DMVParser(Pipe):
         if not isinstance(msg, dict) or not isinstance(msg.get("cfg"), dict) or "model" not in msg:
             raise self._error(where, "no cfg/model")
         try:
-            for key in ("constraint", "train_constraint"):
-                check_name(msg["cfg"].get(key, "none"))
-        except ValueError as e:
+            cfg = _check_cfg(msg["cfg"])
+        except (ValueError, TypeError) as e:
             raise self._error(where, e) from e
         model = None
         if msg["model"] is not None:
@@ -191,7 +259,7 @@ class DMVParser(Pipe):
                 model = DMV.from_dict(msg["model"])
             except Exception as e:  # noqa: BLE001 - bad tables raise ValueError/TypeError/...
                 raise self._error(where, e) from e
-        self.cfg.update(msg["cfg"])
+        self.cfg = cfg
         self.model = model
         return self
 

@@ -93,6 +93,14 @@ def test_serialisation_round_trips(fitted, tmp_path):
         p3.from_bytes(srsly.msgpack_dumps({"cfg": {"constraint": "tight"}, "model": None}))
     with pytest.raises(ValueError, match="truncated or foreign"):
         p3.from_disk(tmp_path / "missing")
+    # the loaded settings get the constructor's checks (tag_attr "zzz", max_iter -5 were accepted)
+    good = srsly.msgpack_loads(pipe.to_bytes())
+    for key, value in [("tag_attr", "zzz"), ("max_iter", -5), ("patience", "3"),
+                       ("lex_min_count", None), ("constraint", ["loose"]), ("bogus", 1)]:
+        msg = {"cfg": {**good["cfg"], key: value}, "model": good["model"]}
+        with pytest.raises(ValueError, match="truncated or foreign"):
+            p3.from_bytes(srsly.msgpack_dumps(msg))
+    assert p3.cfg == pipe.cfg  # a refused load changes nothing
 
 
 def test_supervised_initialize(gold_docs):
@@ -103,7 +111,18 @@ def test_supervised_initialize(gold_docs):
     nlp.initialize(lambda: examples)
     assert pipe.model is not None
     scores = nlp.evaluate(examples)
-    assert 0.3 < scores["dep_uas"] < 1.0
+    # baseline: right-branching chains (head = next token, last token = root) in each sentence,
+    # scored by the same scorer
+    baseline = []
+    for d in docs:
+        rb = raw_tagged(nlp, d)
+        heads = [t.i + 1 if t.i + 1 < sent.end else t.i for sent in rb.sents for t in sent]
+        deps = ["dep" if h != i else "ROOT" for i, h in enumerate(heads)]
+        rb = Doc(nlp.vocab, words=[t.text for t in rb], spaces=[bool(t.whitespace_) for t in rb],
+                 pos=[t.pos_ for t in rb], heads=heads, deps=deps)
+        baseline.append(Example(rb, d))
+    base_uas = pipe.scorer(baseline)["dep_uas"]
+    assert scores["dep_uas"] > base_uas + 0.1
     assert pipe.update(examples) == {"dmv_parser": 0.0}
 
 
@@ -119,3 +138,42 @@ def test_bad_use(gold_docs):
         pipe(raw_tagged(nlp, docs[0]))
     with pytest.raises(ValueError, match="no words"):
         pipe.fit([])
+
+
+def test_unsupervised_initialize(gold_docs):
+    """Unsupervised `initialize` fits on the predicted docs only when they are tagged."""
+    nlp0, docs = gold_docs
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("dmv_parser", config={"max_iter": 2, "patience": 1})
+    tagged = [Example(raw_tagged(nlp, d), d) for d in docs[:6]]
+    nlp.initialize(lambda: tagged)
+    assert pipe.model is not None and "NOUN" in pipe.model.classes
+    # what spaCy's readers give during nlp.initialize: tokens only -> a one-class DMV before
+    untagged = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs[:6]]
+    pipe2 = spacy.blank("en").add_pipe("dmv_parser", config={"max_iter": 2, "patience": 1})
+    with pytest.raises(ValueError, match="initialize: the predicted Doc .* has no POS.*fit\\(docs\\)"):
+        pipe2.initialize(lambda: untagged)
+    assert pipe2.model is None
+
+
+def test_untagged_docs_are_refused(fitted):
+    nlp, pipe, raw = fitted
+    untagged = Doc(nlp.vocab, words=["Hello", "world", "."])
+    with pytest.raises(ValueError, match="'Hello world . ' \\(3 tokens\\) has no POS"):
+        pipe(untagged)
+    with pytest.raises(ValueError, match="has no POS"):
+        pipe.fit([raw[0], untagged])
+    assert len(pipe(Doc(nlp.vocab, words=[]))) == 0  # an empty Doc is fine
+
+
+def test_overlong_sentences_are_refused(fitted):
+    from spacy_joint_sbd.dmv.chart import MAX_WORDS
+    nlp, pipe, raw = fitted
+    n = MAX_WORDS + 1
+    unsegmented = Doc(nlp.vocab, words=["w"] * n, pos=["NOUN"] * n)
+    with pytest.raises(ValueError, match=f"no sentence boundaries.*{n} words.*{MAX_WORDS}"):
+        pipe(unsegmented)
+    starts = [i in (0, 5) for i in range(n + 5)]
+    segmented = Doc(nlp.vocab, words=["w"] * (n + 5), pos=["NOUN"] * (n + 5), sent_starts=starts)
+    with pytest.raises(ValueError, match=f"a {n}-word sentence \\(tokens 5\\.\\.{n + 4}\\)"):
+        pipe(segmented)
