@@ -99,9 +99,13 @@ def _check(words: Sequence[WordNode], mrf: ConsensusMRF, n_sentences: int, K: in
 
 def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[WordNode],
                    mrf: ConsensusMRF, K: int = 200, rate: float = 1.0, lazy: bool = True,
-                   removal_rounds: int = 0, extra_iterations: int = 50) -> DDResult:
+                   removal_rounds: int = 0, extra_iterations: int = 50,
+                   fast: bool = True) -> DDResult:
     """Figure 2. ``removal_rounds``: after K iterations without agreement, remove the constraints
-    of the disagreeing sentences and run up to ``extra_iterations`` more, this many times."""
+    of the disagreeing sentences and run up to ``extra_iterations`` more, this many times.
+    ``fast``: solve the consensus nodes from per-word tables refreshed only for the words whose
+    multipliers changed (vectorised over a node's members); False: `ConsensusMRF.argmax_node` and
+    `best_given` per node (the reference; same results)."""
     _check(words, mrf, n_sentences, K, rate, removal_rounds)
     start = time.perf_counter()
     index = [{int(v): j for j, v in enumerate(w.candidates)} for w in words]
@@ -120,6 +124,21 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
     active = numpy.ones(len(words), dtype=bool)
     uy = numpy.zeros(len(words))  # u_i[y_i]: F(Y) = Σ sentence scores + Σ uy
     res = DDResult([], False, 0)
+    # Per word node and consensus label l: the best candidate's θ + u (Mx) and that candidate
+    # (Ax), recomputed only for the words whose multipliers changed (``stale``).
+    theta, bias, tag_of = mrf.theta, mrf.bias, mrf.tag_of
+    Mx = numpy.zeros((len(words), theta.shape[1]))
+    Ax = numpy.zeros((len(words), theta.shape[1]), dtype=numpy.int64)
+    ytag = numpy.zeros(len(words), dtype=numpy.int64)
+    members = [numpy.asarray(ms, dtype=numpy.int64) for ms in mrf.members]
+
+    def _refresh(idx) -> None:
+        for i in idx:
+            M = theta[tag_of[i]] + u[i][:, None]
+            Ax[i] = M.argmax(axis=0)
+            Mx[i] = M[Ax[i], numpy.arange(M.shape[1])]
+
+    stale = set(range(len(words)))
     dirty_s = set(range(n_sentences))
     dirty_c = set(range(C))
     prev_dual, t = numpy.inf, 0
@@ -141,14 +160,31 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
                 if new != y[i] and mrf.node_of[i] >= 0:
                     dirty_c.add(int(mrf.node_of[i]))
                 y[i] = new
+                ytag[i] = tag_of[i][new]
                 uy[i] = u[i][new] if active[i] else 0.0
         todo_c = dirty_c if lazy else range(C)
+        if stale and fast:
+            _refresh(stale)
+            stale = set()
         for c in sorted(todo_c):
-            lab, zc, val = mrf.argmax_node(c, u, prefer=y)
-            node_lab[c], node_val[c] = lab, val
-            for i, v in zip(mrf.members[c], zc):
-                z[i] = v
-            given_val[c] = mrf.best_given(c, y)[1]
+            if not fast:
+                lab, zc, val = mrf.argmax_node(c, u, prefer=y)
+                node_lab[c], node_val[c] = lab, val
+                for i, v in zip(mrf.members[c], zc):
+                    z[i] = v
+                given_val[c] = mrf.best_given(c, y)[1]
+                continue
+            # MRF argmax of node c (= ConsensusMRF.argmax_node, from the per-word tables)
+            ms = members[c]
+            # rows summed in order from the bias, as argmax_node adds them
+            total = numpy.vstack((bias[c], Mx[ms])).sum(axis=0)
+            lab = int(total.argmax())
+            node_lab[c], node_val[c] = lab, float(total[lab])
+            if len(ms):
+                yi = y[ms]
+                at_y = theta[ytag[ms], lab] + uy[ms]
+                z[ms] = numpy.where(at_y >= Mx[ms, lab], yi, Ax[ms, lab])
+            given_val[c] = float(numpy.vstack((bias[c], theta[ytag[ms]])).sum(axis=0).max())
         res.decoded.append(len(todo_s))
         res.nodes_solved.append(len(todo_c))
         dirty_s, dirty_c = set(), set()
@@ -178,6 +214,8 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
                 if mrf.node_of[i] >= 0:
                     dirty_c.add(int(mrf.node_of[i]))
             mrf = mrf.without(drop)
+            members = [numpy.asarray(ms, dtype=numpy.int64) for ms in mrf.members]
+            stale |= set(drop)
             dirty_s |= drop_s
             prev_dual, t = numpy.inf, 0
             continue
@@ -189,6 +227,7 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
             u[i][z[i]] -= alpha
             u[i][y[i]] += alpha
             uy[i] = u[i][y[i]]
+            stale.add(i)
             dirty_s.add(words[i].s)
             dirty_c.add(int(mrf.node_of[i]))
     res.labels = best_Y

@@ -84,3 +84,22 @@ def test_bad_input(setup):
         ContextModel(templates=[(1, 2)])
     with pytest.raises(ValueError, match="min_count"):
         ContextModel(min_count=0)
+
+
+def test_real_data_fast_consensus_equals_reference(setup):
+    """On the EWT sample the vectorised consensus side (dual_decompose(fast=True), the default)
+    keeps the reference's certified solution, duals and primals exactly."""
+    from spacy_joint_sbd.consistency.dual import dual_decompose
+    from spacy_joint_sbd.consistency.parsing import ParserSolver
+
+    parser, model, test = setup
+    problem = build_parsing_mrf(test, model, (2.0, 1.0, 0.0))
+    solver = ParserSolver(parser, test)
+    out = {}
+    for fast in (True, False):
+        out[fast] = dual_decompose(solver.solve, len(test), problem.words, problem.mrf, K=40,
+                                   rate=2.0, fast=fast, removal_rounds=1, extra_iterations=10)
+    assert out[True].labels == out[False].labels
+    assert out[True].dual == out[False].dual and out[True].primal == out[False].primal
+    assert (out[True].certified, out[True].iterations, out[True].removed) == \
+        (out[False].certified, out[False].iterations, out[False].removed)
