@@ -17,6 +17,7 @@ on (``removal_rounds``): a certificate then holds for the model without them.
 The sentence-level decoder is a callback, so parsing (`consistency.parsing`) and tagging
 (`tagger.trigram` + `consistency.tagging`) share this loop.
 """
+import gc
 import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Sequence, Set, Tuple
@@ -107,9 +108,25 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
     multipliers changed (vectorised over a node's members); False: `ConsensusMRF.argmax_node` and
     `best_given` per node (the reference; same results)."""
     _check(words, mrf, n_sentences, K, rate, removal_rounds)
+    # the loop allocates many small short-lived arrays: the cyclic collector's passes over the
+    # caller's heap (corpora, models) cost more than the decoding itself on short sentences
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _dual_decompose(solve, n_sentences, words, mrf, K, rate, lazy, removal_rounds,
+                               extra_iterations, fast)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _dual_decompose(solve, n_sentences, words, mrf, K, rate, lazy, removal_rounds,
+                    extra_iterations, fast) -> DDResult:
     start = time.perf_counter()
     index = [{int(v): j for j, v in enumerate(w.candidates)} for w in words]
-    u = [numpy.zeros(len(w.candidates)) for w in words]
+    sizes = numpy.fromiter((len(w.candidates) for w in words), dtype=numpy.int64, count=len(words))
+    u_flat = numpy.zeros(int(sizes.sum()))
+    u = numpy.split(u_flat, numpy.cumsum(sizes)[:-1]) if len(words) else []  # views, one per word
     by_sent: List[List[int]] = [[] for _ in range(n_sentences)]
     for i, w in enumerate(words):
         by_sent[w.s].append(i)
@@ -133,10 +150,20 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
     members = [numpy.asarray(ms, dtype=numpy.int64) for ms in mrf.members]
 
     def _refresh(idx) -> None:
+        # words with the same number of candidates are stacked: (G, L, T+1) tables in chunks
+        by_len = {}
         for i in idx:
-            M = theta[tag_of[i]] + u[i][:, None]
-            Ax[i] = M.argmax(axis=0)
-            Mx[i] = M[Ax[i], numpy.arange(M.shape[1])]
+            by_len.setdefault(len(tag_of[i]), []).append(i)
+        width = theta.shape[1]
+        for L, ii in by_len.items():
+            step = max(1, (1 << 21) // (L * width))
+            for a in range(0, len(ii), step):
+                chunk = ii[a:a + step]
+                M = theta[numpy.stack([tag_of[i] for i in chunk])] + \
+                    numpy.stack([u[i] for i in chunk])[:, :, None]
+                A = M.argmax(axis=1)
+                Ax[chunk] = A
+                Mx[chunk] = numpy.take_along_axis(M, A[:, None, :], axis=1)[:, 0, :]
 
     stale = set(range(len(words)))
     dirty_s = set(range(n_sentences))
