@@ -37,11 +37,16 @@ def test_small_run(tmp_path):
     common = ["--ud", str(ud), "--out", str(out), "--sizes", "50", "--test-words", "1200",
               "--K", "20", "--epochs", "1"]
     for cmd in (["parse", "--treebanks", "en_ewt:train:test", "--adaptation",
-                 "en_ewt:train>en_atis:train", "--adaptation-train", "60"], ["tag"], ["report"]):
+                 "en_ewt:train>en_atis:train", "--adaptation-train", "60"],
+                ["parse", "--treebanks", "en_ewt:train:test", "--adaptation",
+                 "en_ewt:train>en_atis:train", "--adaptation-train", "60", "--name",
+                 "parsing_predicted", "--test-tags", "both", "--delta", "8,4,0",
+                 "--self-training", "0"], ["tag"], ["report"]):
         subprocess.run([sys.executable, script, cmd[0], *common, *cmd[1:]], check=True, env=env,
                        cwd=PROJECT, capture_output=True, timeout=300)
-    for name in ("parsing.json", "tagging.json", "results.md", "work_per_iteration.png",
+    for name in ("parsing.json", "parsing_predicted.json", "tagging.json", "results.md", "work_per_iteration.png",
                  "error_reduction.png"):
         assert (out / name).is_file(), name
     text = (out / "results.md").read_text()
     assert "| en_ewt/50 |" in text and "| en_ewt->en_atis |" in text and "gold test tags" in text
+    assert "| en_ewt/50 | predicted tags |" in text and "| en_ewt->en_atis | gold tags |" in text
