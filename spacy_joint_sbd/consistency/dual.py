@@ -126,7 +126,8 @@ def _dual_decompose(solve, n_sentences, words, mrf, K, rate, lazy, removal_round
     index = [{int(v): j for j, v in enumerate(w.candidates)} for w in words]
     sizes = numpy.fromiter((len(w.candidates) for w in words), dtype=numpy.int64, count=len(words))
     u_flat = numpy.zeros(int(sizes.sum()))
-    u = numpy.split(u_flat, numpy.cumsum(sizes)[:-1]) if len(words) else []  # views, one per word
+    ends = numpy.cumsum(sizes).tolist()
+    u = [u_flat[e - n:e] for e, n in zip(ends, sizes.tolist())]  # views, one per word
     by_sent: List[List[int]] = [[] for _ in range(n_sentences)]
     for i, w in enumerate(words):
         by_sent[w.s].append(i)
