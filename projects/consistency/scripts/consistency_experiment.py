@@ -238,8 +238,8 @@ def cmd_parse(args) -> None:
         test = upos(take_words(load(ud, t_name, t_split), args.test_words))
         da.extend(run_settings(train, test, args, delta, f"{s_name}->{t_name}", upos_only=True))
     (out / f"{args.name}.json").write_text(json.dumps(
-        {"delta": list(delta), "test_tags": args.test_tags, "clock": args.clock, "dev_tuning": dev_scores, "order": args.order, "epochs": args.epochs,
-         "min_count": args.min_count, "lightly_supervised": rows, "adaptation": da}, indent=1))
+        {"delta": list(delta), "test_tags": args.test_tags, "clock": args.clock,
+         "dev_tuning": dev_scores, "order": args.order, "epochs": args.epochs, "min_count": args.min_count, "lightly_supervised": rows, "adaptation": da}, indent=1))
 
 
 def cmd_tag(args) -> None:
@@ -375,14 +375,21 @@ def cmd_report(args) -> None:
                          f"{100 * r['sentences_certified']:.1f}% | {r['time_ratio']:.2f} |")
         full = {r["setting"]: r for r in allrows}
 
-        def timing(name):
-            path = out / name
-            if not path.exists():
-                return {}
-            J = json.loads(path.read_text())
-            return {r["setting"]: r for r in J["lightly_supervised"] + J["adaptation"]}
+        def timing(prefix):
+            """Per setting: time_ratio and dd_seconds averaged over the runs prefix*.json, with
+            the ratios of every run."""
+            runs: Dict[str, List[Dict]] = {}
+            for path in sorted(out.glob(prefix + "*.json")):
+                J = json.loads(path.read_text())
+                for r in J["lightly_supervised"] + J["adaptation"]:
+                    runs.setdefault(r["setting"], []).append(r)
+            return {k: {"time_ratio": sum(r["time_ratio"] for r in rs) / len(rs),
+                        "dd_seconds": sum(r["dd_seconds"] for r in rs) / len(rs),
+                        "ratios": [r["time_ratio"] for r in rs]} for k, rs in runs.items()}
 
-        cpu_old, cpu_new = timing("timing_before.json"), timing("timing_after.json")
+        cpu_old, cpu_new = timing("timing_before"), timing("timing_after")
+        n_old = len(list(out.glob("timing_before*.json")))
+        n_new = len(list(out.glob("timing_after*.json")))
         gold = [r for r in qrows if r["tags"] == "gold" and r["setting"] in full]
         if gold:
             mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
@@ -392,8 +399,9 @@ def cmd_report(args) -> None:
                       "the gold-tag settings: wall clock in the committed full run (the tables above, "
                       "decoder before the speed-up) and in this section's run (after); CPU time of the "
                       "process (`--clock process`, less sensitive to the other jobs on the 2 shared "
-                      "cores) for the decoder before (`timing_before.json`, the code of commit "
-                      "48709e6) and after (`timing_after.json`), run back to back. After = per-word "
+                      f"cores), mean of {n_old} runs of the decoder before (`timing_before*.json`, the package "
+                      f"of commit 48709e6) and {n_new} runs after (`timing_after*.json`), the runs "
+                      "back to back; per-run ratios in brackets. After = per-word "
                       "consensus tables refreshed only where u changed, vectorised node argmax, GC "
                       "paused (`dual_decompose(fast=True)`); the solutions are identical (same UAS, "
                       "iterations and certificates; `tests/consistency` checks fast = reference). "
@@ -406,8 +414,10 @@ def cmd_report(args) -> None:
             for r in gold:
                 f, k = full[r["setting"]], r["setting"]
                 dd = lambda d: d[k]["dd_seconds"] if k in d else float("nan")  # noqa: E731
+                each = lambda d: (" (" + ", ".join(f"{x:.2f}" for x in d[k]["ratios"]) + ")") if k in d else ""  # noqa: E731
                 lines.append(f"| {k} | {r['iterations']} | {f['time_ratio']:.2f} | {r['time_ratio']:.2f} | "
-                             f"{get(cpu_old, k):.2f} | {get(cpu_new, k):.2f} | {dd(cpu_old):.2f} | {dd(cpu_new):.2f} | "
+                             f"{get(cpu_old, k):.2f}{each(cpu_old)} | {get(cpu_new, k):.2f}{each(cpu_new)} | "
+                             f"{dd(cpu_old):.2f} | {dd(cpu_new):.2f} | "
                              f"{abs(r['model'] - f['model']) < 1e-9 and r['iterations'] == f['iterations']} |")
         lines.append("")
     tag_path = out / "tagging.json"
