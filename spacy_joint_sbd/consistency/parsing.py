@@ -128,6 +128,8 @@ class ParserSolver:
         return arc, sib
 
     def solve(self, s: int, penalties: Sequence[Penalty]) -> Tuple[List[int], float]:
+        if isinstance(s, bool) or not isinstance(s, (int, numpy.integer)) or not 0 <= s < len(self.sents):
+            raise ValueError(f"sentence {s!r} not in [0, {len(self.sents)})")
         self.calls += 1
         if self.sents[s].n == 0:
             return [], 0.0

@@ -78,6 +78,12 @@ def test_bad_input(setup):
         consistency_parse(parser, test, model, K=0)
     with pytest.raises(ValueError, match="differ in length"):
         consistency_parse(parser, [(["a", "b"], ["DT"], ["DET", "NOUN"])], model)
+    from spacy_joint_sbd.consistency.parsing import ParserSolver
+
+    solver = ParserSolver(parser, test)
+    for s in (-1, len(test), True, 1.5):
+        with pytest.raises(ValueError, match="not in"):
+            solver.solve(s, [])
     with pytest.raises(ValueError, match="GraphParser"):
         consistency_parse(object(), test, model)
     with pytest.raises(ValueError, match="template"):
