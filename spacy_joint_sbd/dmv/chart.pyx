@@ -51,6 +51,22 @@ cdef inline int _slot(unsigned char bits) noexcept nogil:
     return 0 if bits == 1 else (1 if bits == 2 else 2)
 
 
+cdef inline void _store_arc(double* I, int* bI, size_t x, size_t DD, double b0, double b1, int q0,
+                            int q1, double cst) noexcept nogil:
+    """Store one arc item in its three channel slots (0, 1, and 2 = the better of the two),
+    with its split points: the same for left (IL) and right (IR) arcs."""
+    I[x] = b0 + cst
+    I[DD + x] = b1 + cst
+    bI[x] = q0
+    bI[DD + x] = q1
+    if b1 > b0:
+        I[2 * DD + x] = b1 + cst
+        bI[2 * DD + x] = q1
+    else:
+        I[2 * DD + x] = b0 + cst
+        bI[2 * DD + x] = q0
+
+
 cdef double dmv_viterbi_c(const int* cls, int n, int C, const double* root, const double* stop,
                           const double* cont, const double* choose, const MasksC* m,
                           int* heads) noexcept nogil:
@@ -114,17 +130,7 @@ cdef double dmv_viterbi_c(const int* cls, int n, int C, const double* root, cons
                 if bits & 2 and v > b1:
                     b1 = v
                     q1 = r
-            x = <size_t>s * D + t
-            IL[x] = b0 + cst
-            IL[DD + x] = b1 + cst
-            bIL[x] = q0
-            bIL[DD + x] = q1
-            if b1 > b0:
-                IL[2 * DD + x] = b1 + cst
-                bIL[2 * DD + x] = q1
-            else:
-                IL[2 * DD + x] = b0 + cst
-                bIL[2 * DD + x] = q0
+            _store_arc(IL, bIL, <size_t>s * D + t, DD, b0, b1, q0, q1, cst)
             # Right arc s -> t: s's right half [s..r] unsealed, t's left half [r+1..t] sealed.
             b0 = -INFINITY
             b1 = -INFINITY
@@ -142,17 +148,7 @@ cdef double dmv_viterbi_c(const int* cls, int n, int C, const double* root, cons
                 if bits & 2 and v > b1:
                     b1 = v
                     q1 = r
-            x = <size_t>s * D + t
-            IR[x] = b0 + cst
-            IR[DD + x] = b1 + cst
-            bIR[x] = q0
-            bIR[DD + x] = q1
-            if b1 > b0:
-                IR[2 * DD + x] = b1 + cst
-                bIR[2 * DD + x] = q1
-            else:
-                IR[2 * DD + x] = b0 + cst
-                bIR[2 * DD + x] = q0
+            _store_arc(IR, bIR, <size_t>s * D + t, DD, b0, b1, q0, q1, cst)
             # UL[t, s]: t's outermost left dependent d in [s, t-1], whose left half starts at s.
             b = -INFINITY
             bq = -1
