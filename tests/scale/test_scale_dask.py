@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -14,6 +15,14 @@ import pytest
 from spacy_joint_sbd.scale import Settings, pending, plan_shards, run_serial
 
 distributed = pytest.importorskip("distributed")
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
 
 
 def doc_text(rec) -> str:
@@ -53,12 +62,16 @@ def test_killed_worker_loses_nothing_and_output_equals_serial(trained_model_dir,
             if killed:
                 return
             pids = client.run(os.getpid)
-            busy = [addr for addr, keys in client.processing().items() if keys and addr in pids]
+            processing = client.processing()
+            busy = [addr for addr, keys in processing.items() if keys and addr in pids]
             assert busy, "no worker is busy: the kill would not interrupt anything"
             killed["pid"] = pids[busy[0]]
-            killed["done_before"] = {p.name[:-len(".jsonl")] for p in (tmp_path / "dask").glob("*.jsonl.jsonl")}
-            killed["lost"] = client.processing()[busy[0]]
+            killed["lost"] = processing[busy[0]]
             os.kill(killed["pid"], signal.SIGKILL)
+            while os.path.exists(f"/proc/{killed['pid']}") and not _is_zombie(killed["pid"]):
+                time.sleep(0.01)
+            # outputs are written atomically, so what exists once the process is gone is all it finished
+            killed["done_before"] = {p.name[:-len(".jsonl")] for p in (tmp_path / "dask").glob("*.jsonl.jsonl")}
 
         report = run_on_client(client, shards, settings, progress=False, on_result=kill_one_busy_worker)
 
@@ -70,7 +83,12 @@ def test_killed_worker_loses_nothing_and_output_equals_serial(trained_model_dir,
     for r in report.results:
         loads[r.pid] = max(loads[r.pid], r.model_loads)
     assert set(loads.values()) == {1}  # once per worker process, however many shards it ran
-    assert len(loads) >= 2
+    # the shards the killed worker was running were redone by another (or the restarted) process;
+    # which worker takes them is the scheduler's choice, so the test does not insist on two pids
+    lost = {shards[int(str(key).rsplit("-", 1)[1])].name for key in killed["lost"]}
+    assert lost
+    by_name = {r.name: r.pid for r in report.results}
+    assert all(by_name[name] != killed["pid"] or name in killed["done_before"] for name in lost)
     for a, b in zip(serial, shards):
         assert Path(b.output).read_bytes() == Path(a.output).read_bytes(), b.name
     sources = [json.loads(line)["source"] for s in shards for line in open(s.output, encoding="utf-8")]
