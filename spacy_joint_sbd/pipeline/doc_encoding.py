@@ -17,6 +17,7 @@ from spacy.training import Example
 
 from ..corpus.labels import from_spacy_dep, to_spacy_dep
 from ..transition import EngineDoc, LabelSet, Parse
+from .context_clusters import ContextClusters
 from .whitespace import SPACE_LABEL, SpacePlan
 
 
@@ -29,10 +30,14 @@ def check_attrs(attrs: Sequence[str]) -> List[str]:
     return names
 
 
-def doc_attrs(doc: Doc, attrs: Sequence[str]) -> numpy.ndarray:
-    """(len(doc), len(attrs)) uint64 array of the Doc's attribute ids (the engine's features)."""
+def doc_attrs(doc: Doc, attrs: Sequence[str], context: Optional[ContextClusters] = None) -> numpy.ndarray:
+    """(len(doc), len(attrs)) uint64 array of the Doc's attribute ids (the engine's features),
+    followed by the `context` cluster columns of its `Doc.tensor` when given."""
     ids = [IDS[a] for a in attrs]
-    return numpy.ascontiguousarray(doc.to_array(ids).reshape((len(doc), len(ids))), dtype=numpy.uint64)
+    arr = numpy.ascontiguousarray(doc.to_array(ids).reshape((len(doc), len(ids))), dtype=numpy.uint64)
+    if context is None:
+        return arr
+    return numpy.ascontiguousarray(numpy.hstack([arr, context.columns(doc)]))
 
 
 def doc_sent_starts(doc: Doc) -> numpy.ndarray:
@@ -66,14 +71,15 @@ def space_plan(doc: Doc, presets: Optional[numpy.ndarray] = None) -> Optional[Sp
     return SpacePlan(doc_presets(doc) if presets is None else presets, space)
 
 
-def engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True) -> EngineDoc:
+def engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True,
+               context: Optional[ContextClusters] = None) -> EngineDoc:
     """What the engine parses: the features and, inside given sentences, the Doc's boundaries.
 
     Whole-document mode: the boundaries set before (`doc_presets`) are presets (None when there
     are none), and whitespace tokens are left out (`SpacePlan`; `expand_parse` puts them back)."""
     if not document_level:
-        return EngineDoc(attrs=doc_attrs(doc, attrs), sent_starts=doc_sent_starts(doc))
-    attrs_arr = doc_attrs(doc, attrs)
+        return EngineDoc(attrs=doc_attrs(doc, attrs, context), sent_starts=doc_sent_starts(doc))
+    attrs_arr = doc_attrs(doc, attrs, context)
     presets = doc_presets(doc)
     plan = space_plan(doc, presets)
     if plan is not None:
@@ -113,7 +119,8 @@ def tree_problem(heads: Sequence[int], starts: Sequence[bool]) -> Optional[str]:
 
 
 def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
-                    document_level: bool = True, presets: bool = True) -> Optional[EngineDoc]:
+                    document_level: bool = True, presets: bool = True,
+                    context: Optional[ContextClusters] = None) -> Optional[EngineDoc]:
     """Features from `eg.predicted`, gold heads / labels / boundaries from `eg.reference`
     (projected through spaCy's alignment when the tokenizations differ). None for an empty
     document; `UnusableExample` when the reference has no parse, a gold head has no counterpart in
@@ -130,7 +137,7 @@ def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
     ref = eg.reference
     if not ref.has_annotation("DEP"):
         raise UnusableExample("the reference has no dependency parse")
-    doc = EngineDoc(attrs=doc_attrs(eg.predicted, attrs),
+    doc = EngineDoc(attrs=doc_attrs(eg.predicted, attrs, context),
                     sent_starts=None if document_level else doc_sent_starts(eg.predicted))
     if len(ref) == n and all(a.text == b.text for a, b in zip(eg.predicted, ref)):
         heads = [t.head.i for t in ref]

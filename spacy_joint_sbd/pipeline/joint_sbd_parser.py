@@ -22,6 +22,7 @@ from thinc.api import Config, Model
 
 from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
+from .context_clusters import MAX_CLUSTERS, ContextClusters
 from .doc_encoding import UnusableExample, check_attrs, engine_doc, expand_parse, gold_engine_doc, set_parse
 
 DEFAULT_MODEL_CONFIG = """
@@ -55,6 +56,7 @@ make it peaked: it ranks boundaries, it is not calibrated."""
         "document_level": True,
         "sb_bias": 0.0,
         "sb_bias_unpunctuated": None,
+        "context_clusters": [],
         "scorer": {"@scorers": "spacy_joint_sbd.joint_scorer.v1"},
     },
     default_score_weights={"sents_f": 0.5, "dep_las": 0.5, "dep_uas": 0.0, "sents_p": None, "sents_r": None},
@@ -73,6 +75,7 @@ def make_joint_sbd_parser(
     scorer: Optional[Callable],
     sb_bias: float = 0.0,
     sb_bias_unpunctuated: Optional[float] = None,
+    context_clusters: Optional[List[int]] = None,
 ) -> "JointSBDParser":
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
 
@@ -92,10 +95,16 @@ def make_joint_sbd_parser(
     sb_bias_unpunctuated: if set, used instead of `sb_bias` for Docs without any sentence-final
         punctuation mark (speech transcripts, unpunctuated chat): a model trained on mixed text can
         need a different operating point there. None = `sb_bias` everywhere.
+    context_clusters: contextual features (`pipeline.context_clusters`): the numbers of k-means
+        clusters (e.g. [16, 128, 1024]) of the token vectors a tok2vec before this component
+        leaves in `Doc.tensor`, fitted at `initialize`; each adds a feature column. [] = off.
+        The tok2vec should be frozen (e.g. sourced from en_core_web_sm), so that training and
+        test documents get vectors of the same quality.
     """
     return JointSBDParser(nlp.vocab, model, name, beam_width=beam_width, update=update, sb_oracle=sb_oracle,
                           learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level,
-                          scorer=scorer, sb_bias=sb_bias, sb_bias_unpunctuated=sb_bias_unpunctuated)
+                          scorer=scorer, sb_bias=sb_bias, sb_bias_unpunctuated=sb_bias_unpunctuated,
+                          context_clusters=context_clusters)
 
 
 @util.registry.scorers("spacy_joint_sbd.joint_scorer.v1")
@@ -121,6 +130,7 @@ class JointSBDParser(TrainablePipe):
         scorer: Optional[Callable] = score_examples,
         sb_bias: float = 0.0,
         sb_bias_unpunctuated: Optional[float] = None,
+        context_clusters: Optional[Sequence[int]] = None,
     ) -> None:
         if update not in UPDATES:
             raise ValueError(f"[{name}] update must be one of {', '.join(UPDATES)}, got {update!r}")
@@ -138,6 +148,10 @@ class JointSBDParser(TrainablePipe):
             attrs = check_attrs(attrs)
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
+        context_ks = list(context_clusters or [])
+        if not all(isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= MAX_CLUSTERS for k in context_ks):
+            raise ValueError(f"[{name}] context_clusters must be a list of ints in 1..{MAX_CLUSTERS}, "
+                             f"got {context_clusters!r}")
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -147,7 +161,10 @@ class JointSBDParser(TrainablePipe):
             "learner": learner, "pa_c": pa_c, "attrs": attrs, "document_level": document_level,
             "sb_bias": float(sb_bias),
             "sb_bias_unpunctuated": None if sb_bias_unpunctuated is None else float(sb_bias_unpunctuated),
+            "context_clusters": context_ks, "context": None,
         }
+        self._context: Optional[ContextClusters] = None
+        """The fitted contextual clusters (`cfg["context"]` is their saved form), None if off."""
         self._parser: Optional[TransitionParser] = None
         self._trained = False  # updates since the last load: predict with averaged weights
         self.last_epoch_stats: Dict = {}
@@ -173,8 +190,9 @@ class JointSBDParser(TrainablePipe):
         attrs = self.cfg["attrs"]
         word = next((a for a in ("NORM", "LOWER", "ORTH") if a in attrs), attrs[0])
         tag = next((a for a in ("TAG", "POS") if a in attrs), attrs[min(1, len(attrs) - 1)])
+        context = self._context.names if self._context is not None else []
         parser = TransitionParser(
-            self.cfg["labels"], attrs=attrs, word=word, tag=tag, n_rows=self.model.attrs["n_rows"],
+            self.cfg["labels"], attrs=[*attrs, *context], word=word, tag=tag, n_rows=self.model.attrs["n_rows"],
             learner=self.cfg["learner"], pa_c=self.cfg["pa_c"], sb_oracle=self.cfg["sb_oracle"],
             document_level=self.cfg["document_level"],
         )
@@ -197,7 +215,11 @@ class JointSBDParser(TrainablePipe):
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[List[str]] = None) -> None:
-        """Collect the dependency labels from the examples' gold trees and create the weights."""
+        """Collect the dependency labels from the examples' gold trees and create the weights.
+
+        With `context_clusters`, fit the clusters on the token vectors of the examples' predicted
+        docs: their `Doc.tensor` if set, else what the components before this one in `nlp` (e.g. a
+        sourced tok2vec) give for a copy of each doc."""
         validate_examples(get_examples(), "JointSBDParser.initialize")
         if labels is None:
             found = set(self.cfg["labels"])
@@ -205,16 +227,34 @@ class JointSBDParser(TrainablePipe):
                 found.update(t.dep_ for t in eg.reference if t.dep_)
             labels = sorted(found)
         self.cfg["labels"] = sorted(set(labels) | {"root"}) if labels else ["dep", "root"]
+        self._context = None
+        self.cfg["context"] = None
+        if self.cfg["context_clusters"]:
+            docs = (self._with_tensor(eg.predicted, nlp) for eg in get_examples())
+            self._context = ContextClusters.fit((d for d in docs if len(d)), self.cfg["context_clusters"])
+            self.cfg["context"] = self._context.to_dict()
         self._parser = self._build_parser()
         self._bind()
         self._trained = False
+
+    def _with_tensor(self, doc: Doc, nlp: Optional[Language]) -> Doc:
+        """`doc` if it has token vectors, else a copy run through the components before this one."""
+        if len(doc) == 0 or (doc.tensor.ndim == 2 and doc.tensor.shape[0] == len(doc) and doc.tensor.shape[1] > 0):
+            return doc
+        if nlp is not None:
+            doc = doc.copy()
+            for name, proc in nlp.components:  # disabled (e.g. frozen) components included
+                if name == self.name:
+                    break
+                doc = proc(doc)
+        return doc  # still without vectors: ContextClusters names the document
 
     # ------------------------------------------------------------------------ prediction
     def predict(self, docs: Iterable[Doc]) -> List[Parse]:
         docs = list(docs)
         parser = self.parser
         level = self.cfg["document_level"]
-        engine_docs = [engine_doc(d, self.cfg["attrs"], level) for d in docs]
+        engine_docs = [engine_doc(d, self.cfg["attrs"], level, self._context) for d in docs]
         biases = [self.sb_bias_for(d) for d in docs]
         parses: List[Optional[Parse]] = [None] * len(docs)
         for bias in sorted(set(biases)):  # one engine call per operating point
@@ -263,7 +303,8 @@ class JointSBDParser(TrainablePipe):
         skipped = []
         for eg in examples:
             try:
-                doc = gold_engine_doc(eg, parser.labels, self.cfg["attrs"], self.cfg["document_level"])
+                doc = gold_engine_doc(eg, parser.labels, self.cfg["attrs"], self.cfg["document_level"],
+                                      context=self._context)
             except UnusableExample as e:
                 doc_id = eg.reference.user_data.get("doc_id", "") if eg.reference.user_data else ""
                 skipped.append(f"{doc_id or 'document ' + repr(eg.reference.text[:40])}: {e}")
@@ -345,6 +386,9 @@ class JointSBDParser(TrainablePipe):
             self.cfg.update(cfg)  # spaCy's loader re-reads the raw cfg: keep the checked one
             self.cfg["sb_bias"] = bias
             self.cfg["sb_bias_unpunctuated"] = unpunct
+            saved = cfg.get("context")
+            self._context = None if saved is None else ContextClusters.from_dict(saved)
+            self.cfg["context_clusters"] = [] if self._context is None else self._context.ks
             self._load_weights()
 
     def _check_cfg(self, cfg, where: str) -> Dict:
@@ -375,18 +419,23 @@ class JointSBDParser(TrainablePipe):
             cfg["attrs"] = check_attrs(cfg.get("attrs") or [])  # the constructor's spelling
         except (ValueError, AttributeError, TypeError) as e:
             raise bad(str(e)) from None
+        if cfg.get("context") is not None:
+            try:
+                ContextClusters.from_dict(cfg["context"])
+            except ValueError as e:
+                raise bad(f"context: {e}") from None
         return cfg
 
     @contextmanager
     def _atomic_load(self):
         """Restore the component as it was if a load fails half-way (nothing half-loaded)."""
-        cfg, parser, trained = dict(self.cfg), self._parser, self._trained
+        cfg, parser, trained, context = dict(self.cfg), self._parser, self._trained, self._context
         W = self.model.get_param("W") if self.model.has_param("W") else None
         nO = self.model.get_dim("nO") if self.model.has_dim("nO") is True else None
         try:
             yield
         except BaseException:
-            self.cfg, self._parser, self._trained = cfg, parser, trained
+            self.cfg, self._parser, self._trained, self._context = cfg, parser, trained, context
             self.model._dims["nO"] = nO  # Thinc refuses to change a set dim through set_dim
             self.model.set_param("W", W)
             raise

@@ -1,0 +1,120 @@
+"""Contextual features for the hashed linear models: k-means clusters of `Doc.tensor`.
+
+A tok2vec earlier in the pipeline (e.g. one sourced, frozen, from a pretrained spaCy pipeline such
+as `en_core_web_sm`) leaves a dense vector per token in `Doc.tensor`: a representation of the
+token in its context, trained on far more text than our treebanks. The parser's features are
+hashed discrete values, so each vector is quantized to its nearest centroid at several
+granularities (e.g. 16, 128 and 1,024 clusters) and each granularity becomes one extra attribute
+column (`CTX16`, `CTX128`, …) of the engine's feature block (b0, b0 − 1, s0, b1 and the
+b0 − 1 · b0 pair).
+
+Honest by construction: the tok2vec is frozen and never saw our training trees, so training
+documents get the same quality of vectors as test documents (unlike a tagger trained on the
+training documents, see the jackknifing of tags). The centroids are fitted on the training
+documents' vectors (no labels involved) and saved with the model.
+"""
+import base64
+from typing import Dict, Iterable, List, Sequence
+
+import numpy
+from spacy.tokens import Doc
+
+from ..learn.kmeans import kmeans, nearest
+
+PREFIX = "CTX"
+MAX_CLUSTERS = 1 << 16
+"""The largest granularity accepted (the centroids are saved in the component's cfg)."""
+
+
+class ContextClusters:
+    """Centroid sets, one per granularity; `columns(doc)` gives the (n × sets) uint64 cluster ids
+    (id + 1, so that no value is 0) that extend the Doc's attribute array."""
+
+    def __init__(self, centroids: Sequence[numpy.ndarray]):
+        centroids = [numpy.ascontiguousarray(c, dtype=numpy.float32) for c in centroids]
+        if not centroids:
+            raise ValueError("ContextClusters needs at least one centroid set")
+        dims = {c.shape[1] if c.ndim == 2 else -1 for c in centroids}
+        if len(dims) != 1 or -1 in dims or 0 in dims or any(len(c) == 0 for c in centroids):
+            raise ValueError(f"ContextClusters: centroid sets must be non-empty (k, d) arrays of one d, "
+                             f"got shapes {[c.shape for c in centroids]}")
+        if not all(numpy.isfinite(c).all() for c in centroids):
+            raise ValueError("ContextClusters: centroids contain NaN or infinity")
+        self.centroids: List[numpy.ndarray] = centroids
+        self.width = int(centroids[0].shape[1])
+
+    @property
+    def ks(self) -> List[int]:
+        return [len(c) for c in self.centroids]
+
+    @property
+    def names(self) -> List[str]:
+        """The attribute-column names, e.g. ["CTX16", "CTX128", "CTX1024"]."""
+        return [f"{PREFIX}{k}" if self.ks.count(k) == 1 else f"{PREFIX}{k}_{i}" for i, k in enumerate(self.ks)]
+
+    @classmethod
+    def fit(cls, docs: Iterable[Doc], ks: Sequence[int], seed: int = 0, iters: int = 12,
+            max_points: int = 200_000) -> "ContextClusters":
+        """k-means centroids (one set per k in `ks`) of the vectors in the docs' `tensor`."""
+        ks = list(ks)
+        if not ks or not all(isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= MAX_CLUSTERS for k in ks):
+            raise ValueError(f"ContextClusters.fit: ks must be positive ints, got {ks!r}")
+        vectors = [doc_vectors(d) for d in docs]
+        vectors = [v for v in vectors if len(v)]
+        if not vectors:
+            raise ValueError("ContextClusters.fit: no token vectors (empty documents?)")
+        if len({v.shape[1] for v in vectors}) != 1:
+            raise ValueError("ContextClusters.fit: the documents' tensors differ in width")
+        x = numpy.concatenate(vectors)
+        return cls([kmeans(x, k, iters=iters, seed=seed + i, max_points=max_points) for i, k in enumerate(ks)])
+
+    def columns(self, doc: Doc) -> numpy.ndarray:
+        """(len(doc), number of sets) uint64 cluster ids + 1 of the Doc's token vectors."""
+        if len(doc) == 0:
+            return numpy.zeros((0, len(self.centroids)), dtype=numpy.uint64)
+        x = doc_vectors(doc)
+        if x.shape[1] != self.width:
+            raise ValueError(f"document {_doc_name(doc)}: Doc.tensor has width {x.shape[1]}, but the "
+                             f"context clusters were fitted on width {self.width} (another tok2vec?)")
+        out = numpy.empty((len(doc), len(self.centroids)), dtype=numpy.uint64)
+        for j, c in enumerate(self.centroids):
+            out[:, j] = nearest(x, c).astype(numpy.uint64) + 1
+        return out
+
+    def to_dict(self) -> Dict:
+        return {"ks": self.ks, "width": self.width,
+                "centroids": base64.b64encode(numpy.concatenate(self.centroids).tobytes()).decode("ascii")}
+
+    @classmethod
+    def from_dict(cls, data) -> "ContextClusters":
+        """Inverse of `to_dict`; ValueError for anything else."""
+        try:
+            ks, width = [int(k) for k in data["ks"]], int(data["width"])
+            flat = numpy.frombuffer(base64.b64decode(data["centroids"], validate=True), dtype=numpy.float32)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"not saved context clusters ({type(e).__name__}: {e})") from None
+        if not ks or min(ks) < 1 or max(ks) > MAX_CLUSTERS or width < 1 or flat.size != sum(ks) * width:
+            raise ValueError(f"not saved context clusters (ks {ks}, width {width}, {flat.size} floats)")
+        mats = numpy.split(flat.reshape(sum(ks), width), numpy.cumsum(ks)[:-1])
+        return cls([m.copy() for m in mats])
+
+
+def doc_vectors(doc: Doc) -> numpy.ndarray:
+    """The Doc's token vectors as an (n, d) float32 array, or a ValueError naming the document
+    when no component before set them."""
+    t = doc.tensor
+    if len(doc) == 0:
+        return numpy.zeros((0, 0), dtype=numpy.float32)
+    if hasattr(t, "get"):  # cupy
+        t = t.get()
+    t = numpy.asarray(t)
+    if t.ndim != 2 or t.shape[0] != len(doc) or t.shape[1] == 0:
+        raise ValueError(f"document {_doc_name(doc)}: no token vectors in Doc.tensor (shape {t.shape} for "
+                         f"{len(doc)} tokens). The context features need a tok2vec before the parser that "
+                         f"sets Doc.tensor, e.g. one sourced from en_core_web_sm")
+    return numpy.ascontiguousarray(t, dtype=numpy.float32)
+
+
+def _doc_name(doc: Doc) -> str:
+    doc_id = doc.user_data.get("doc_id") if doc.user_data else None
+    return repr(doc_id) if doc_id else repr(doc.text[:40])

@@ -1,0 +1,132 @@
+"""Contextual cluster features (`pipeline.context_clusters`, `learn.kmeans`) and the
+`joint_sbd_parser` that reads them from a tok2vec's `Doc.tensor`."""
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from spacy_joint_sbd.learn.kmeans import kmeans, nearest
+from spacy_joint_sbd.pipeline.context_clusters import ContextClusters
+
+TEXT = ("so i went to the store and they had no milk left i asked the clerk about it "
+        "she said the truck comes on tuesdays which is annoying because i need it today")
+
+
+def test_kmeans_finds_separated_groups_deterministically():
+    rng = numpy.random.RandomState(1)
+    centers = numpy.array([[0, 0], [10, 0], [0, 10]], dtype=numpy.float32)
+    x = numpy.concatenate([c + rng.normal(0, 0.5, (50, 2)) for c in centers]).astype(numpy.float32)
+    c = kmeans(x, 3, seed=0)
+    assert numpy.array_equal(c, kmeans(x, 3, seed=0))
+    labels = nearest(x, c)
+    assert [len(set(labels[i:i + 50])) for i in (0, 50, 100)] == [1, 1, 1]
+    assert len(set(labels)) == 3
+    assert numpy.abs(numpy.sort(c, axis=0) - numpy.sort(centers, axis=0)).max() < 0.5
+
+
+@pytest.mark.parametrize("args", [(numpy.zeros((5, 0)), 2), (numpy.zeros((5, 3)), 2), (numpy.ones((5, 3)), 0),
+                                  (numpy.full((5, 3), numpy.nan), 1), (numpy.zeros(4), 1)])
+def test_kmeans_refuses_what_it_cannot_cluster(args):
+    with pytest.raises(ValueError):
+        kmeans(*args)
+
+
+@pytest.fixture(scope="module")
+def tok2vec_nlp(sample_examples):
+    """A blank pipeline with a (randomly initialized, then frozen) tok2vec that sets Doc.tensor."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec")
+    _, examples = sample_examples
+    nlp.initialize(lambda: examples[:4])
+    return nlp
+
+
+def test_clusters_roundtrip_and_name_the_document_without_vectors(tok2vec_nlp, sample_examples):
+    _, examples = sample_examples
+    docs = [tok2vec_nlp(Doc(tok2vec_nlp.vocab, words=[t.text for t in eg.reference])) for eg in examples[:6]]
+    ctx = ContextClusters.fit(docs, [4, 16])
+    assert ctx.names == ["CTX4", "CTX16"] and ctx.ks == [4, 16]
+    cols = ctx.columns(docs[0])
+    assert cols.shape == (len(docs[0]), 2) and cols.dtype == numpy.uint64
+    assert cols.min() >= 1 and cols[:, 0].max() <= 4 and cols[:, 1].max() <= 16
+    again = ContextClusters.from_dict(ctx.to_dict())
+    assert all(numpy.array_equal(a, b) for a, b in zip(again.centroids, ctx.centroids))
+    assert numpy.array_equal(again.columns(docs[1]), ctx.columns(docs[1]))
+    assert ctx.columns(Doc(tok2vec_nlp.vocab, words=[])).shape == (0, 2)
+    bare = Doc(tok2vec_nlp.vocab, words=["no", "vectors", "here"])
+    with pytest.raises(ValueError, match="'no vectors here.*no token vectors"):
+        ctx.columns(bare)
+    bare.tensor = numpy.zeros((3, 5), dtype=numpy.float32)
+    with pytest.raises(ValueError, match="width 5"):
+        ctx.columns(bare)
+    for bad in ({}, {"ks": [4], "width": 96, "centroids": "!!"}, {"ks": [0], "width": 1, "centroids": ""},
+                {"ks": [4, 16], "width": ctx.width, "centroids": ctx.to_dict()["centroids"][:-8]}, "junk"):
+        with pytest.raises(ValueError, match="not saved context clusters"):
+            ContextClusters.from_dict(bad)
+
+
+@pytest.fixture(scope="module")
+def context_nlp(sample_examples):
+    """tok2vec + joint_sbd_parser(context_clusters=[4, 16]): initialize fits the clusters on the
+    vectors the tok2vec gives the (tensor-less) training docs; the tok2vec stays frozen."""
+    _, examples = sample_examples
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec")
+    nlp.add_pipe("joint_sbd_parser", config={"beam_width": 4, "context_clusters": [4, 16],
+                                              "attrs": ["NORM", "SHAPE", "PREFIX", "SUFFIX"]})
+    train = examples[:12]
+    nlp.initialize(lambda: train)
+    tok2vec, parser = nlp.get_pipe("tok2vec"), nlp.get_pipe("joint_sbd_parser")
+    for eg in train:
+        eg.predicted = tok2vec(eg.predicted.copy())
+    for _ in range(2):
+        parser.update(train)
+    return nlp
+
+
+def test_parser_learns_and_predicts_with_context_columns(context_nlp):
+    parser = context_nlp.get_pipe("joint_sbd_parser")
+    assert parser.cfg["context"] is not None and parser.parser.attrs[-2:] == ("CTX4", "CTX16")
+    assert parser.last_epoch_stats["violations"] > 0
+    doc = context_nlp(TEXT)
+    assert doc.has_annotation("DEP") and len(list(doc.sents)) >= 1
+    # the engine reads the cluster ids of the doc's vectors as its last feature columns
+    from spacy_joint_sbd.pipeline.doc_encoding import engine_doc
+
+    vec_doc = context_nlp.get_pipe("tok2vec")(context_nlp.make_doc(TEXT))
+    enc = engine_doc(vec_doc, parser.cfg["attrs"], True, parser._context)
+    assert enc.attrs.shape == (len(vec_doc), len(parser.cfg["attrs"]) + 2)
+    assert numpy.array_equal(enc.attrs[:, -2:], parser._context.columns(vec_doc))
+    assert len(set(enc.attrs[:, -1].tolist())) > 1
+
+
+def test_saved_context_model_predicts_the_same(context_nlp, tmp_path):
+    doc = context_nlp(TEXT)
+    context_nlp.to_disk(tmp_path / "m")
+    loaded = spacy.load(tmp_path / "m")
+    assert loaded.get_pipe("joint_sbd_parser").cfg["context_clusters"] == [4, 16]
+    again = loaded(TEXT)
+    assert [(t.head.i, t.dep_, t.is_sent_start) for t in again] == [(t.head.i, t.dep_, t.is_sent_start) for t in doc]
+    blob = context_nlp.get_pipe("joint_sbd_parser").to_bytes()
+    fresh = spacy.blank("en")
+    fresh.add_pipe("tok2vec").from_bytes(context_nlp.get_pipe("tok2vec").to_bytes())
+    fresh.add_pipe("joint_sbd_parser").from_bytes(blob)
+    assert [t.head.i for t in fresh(TEXT)] == [t.head.i for t in doc]
+
+
+def test_context_parser_without_tok2vec_is_a_clear_error(context_nlp):
+    blob = context_nlp.get_pipe("joint_sbd_parser").to_bytes()
+    nlp = spacy.blank("en")
+    nlp.add_pipe("joint_sbd_parser").from_bytes(blob)
+    with pytest.raises(ValueError, match="tok2vec before the parser"):
+        nlp("a short text")
+
+
+def test_bad_context_settings_and_saved_context_are_refused(context_nlp):
+    for bad in ([0], [2.5], "16", [1 << 20]):
+        with pytest.raises(ValueError, match="context_clusters"):
+            spacy.blank("en").add_pipe("joint_sbd_parser", config={"context_clusters": bad})
+    parser = context_nlp.get_pipe("joint_sbd_parser")
+    cfg = dict(parser.cfg, context={"ks": [4], "width": 3, "centroids": "AAAA"})
+    with pytest.raises(ValueError, match="context"):
+        parser._check_cfg(cfg, "test")
