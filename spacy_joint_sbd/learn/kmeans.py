@@ -27,7 +27,9 @@ def nearest(x: numpy.ndarray, centroids: numpy.ndarray) -> numpy.ndarray:
         with numpy.errstate(invalid="ignore", over="ignore"):
             d = cn[None, :] - 2.0 * (block @ c.T)
         d[~numpy.isfinite(d)] = numpy.inf
-        out[s:s + CHUNK] = numpy.argmin(d, axis=1)
+        best = numpy.argmin(d, axis=1)
+        best[~numpy.isfinite(block).all(axis=1)] = 0
+        out[s:s + CHUNK] = best
     return out
 
 
@@ -48,15 +50,23 @@ def kmeans(x: numpy.ndarray, k: int, iters: int = 12, seed: int = 0,
     rng = numpy.random.RandomState(seed)
     if max_points is not None and len(x) > max_points:
         x = x[numpy.sort(rng.choice(len(x), max_points, replace=False))]
-    distinct = numpy.unique(x, axis=0)
-    if len(distinct) < k:
-        raise ValueError(f"kmeans: {len(distinct)} distinct vectors cannot make {k} clusters")
-    c = distinct[rng.choice(len(distinct), k, replace=False)].copy()
+    seen, start = set(), []
+    for i in rng.permutation(len(x)):  # k distinct rows in random order
+        key = x[i].tobytes()
+        if key not in seen:
+            seen.add(key)
+            start.append(i)
+            if len(start) == k:
+                break
+    if len(start) < k:
+        raise ValueError(f"kmeans: {len(start)} distinct vectors cannot make {k} clusters")
+    c = x[start].copy()
     for _ in range(iters):
         a = nearest(x, c)
-        sums = numpy.zeros_like(c, dtype=numpy.float64)
-        numpy.add.at(sums, a, x)
+        order = numpy.argsort(a, kind="stable")
         counts = numpy.bincount(a, minlength=k)
         full = counts > 0
-        c[full] = (sums[full] / counts[full, None]).astype(numpy.float32)
+        starts = numpy.concatenate([[0], numpy.cumsum(counts)[:-1]])[full]
+        sums = numpy.add.reduceat(x[order].astype(numpy.float64), starts, axis=0)
+        c[full] = (sums / counts[full, None]).astype(numpy.float32)
     return c

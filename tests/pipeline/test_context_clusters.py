@@ -130,3 +130,12 @@ def test_bad_context_settings_and_saved_context_are_refused(context_nlp):
     cfg = dict(parser.cfg, context={"ks": [4], "width": 3, "centroids": "AAAA"})
     with pytest.raises(ValueError, match="context"):
         parser._check_cfg(cfg, "test")
+
+
+def test_nearest_checks_shapes_and_survives_non_finite_rows():
+    c = numpy.eye(3, dtype=numpy.float32)
+    x = numpy.array([[0, 0, 5], [numpy.nan, 0, 0], [numpy.inf, 0, 0], [0, 4, 0]], dtype=numpy.float32)
+    assert nearest(x, c).tolist() == [2, 0, 0, 1]
+    for bad in ((numpy.zeros((2, 2)), c), (x, numpy.zeros((0, 3))), (numpy.zeros(3), c)):
+        with pytest.raises(ValueError):
+            nearest(*bad)
