@@ -4,6 +4,9 @@ Modules:
   contexts  §7: context templates, training counts of head POS, each word's predictive context
   mrf       §4: the consensus MRF (θ from δ1..δ3, observed training nodes), exact argmax per node
   dual      §6 Figure 2: subgradient dual decomposition, lazy re-decoding (§9), certificate
+  tables    dual's bookkeeping in C: flat multipliers, per-word consensus tables, node argmax
+  penalties one sentence's Lagrange penalties as flat arrays (and as (m, candidates, u) tuples)
+  adjusted_eisner  Eisner on arc scores minus penalties, scores checked once per sentence
   parsing   §4: the parsing MRF over the graph parser; Eisner with additive Lagrange arc terms
   tagging   §7: the tagging MRF over unknown word types, with the trigram tagger
 

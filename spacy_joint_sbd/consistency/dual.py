@@ -25,6 +25,7 @@ from typing import Callable, List, Sequence, Set, Tuple
 import numpy
 
 from .mrf import ConsensusMRF
+from .tables import DDTables
 
 Penalty = Tuple[int, numpy.ndarray, numpy.ndarray]
 """(position m, candidate labels, u over them): subtract u[j] from labelling m with cand[j]."""
@@ -104,9 +105,10 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
                    fast: bool = True) -> DDResult:
     """Figure 2. ``removal_rounds``: after K iterations without agreement, remove the constraints
     of the disagreeing sentences and run up to ``extra_iterations`` more, this many times.
-    ``fast``: solve the consensus nodes from per-word tables refreshed only for the words whose
-    multipliers changed (vectorised over a node's members); False: `ConsensusMRF.argmax_node` and
-    `best_given` per node (the reference; same results)."""
+    ``fast``: the bookkeeping in C (`tables.DDTables`: flat multipliers, per-word consensus tables
+    refreshed only for the words whose multipliers changed, sentence penalties as `Penalties`);
+    False: plain Python with `ConsensusMRF.argmax_node` and `best_given` per node (the reference;
+    same results, bit for bit)."""
     _check(words, mrf, n_sentences, K, rate, removal_rounds)
     # the loop allocates many small short-lived arrays: the cyclic collector's passes over the
     # caller's heap (corpora, models) cost more than the decoding itself on short sentences
@@ -122,12 +124,74 @@ def dual_decompose(solve: SentenceSolver, n_sentences: int, words: Sequence[Word
 
 def _dual_decompose(solve, n_sentences, words, mrf, K, rate, lazy, removal_rounds,
                     extra_iterations, fast) -> DDResult:
+    if fast:
+        return _fast(solve, n_sentences, words, mrf, K, rate, lazy, removal_rounds,
+                     extra_iterations)
+    return _reference(solve, n_sentences, words, mrf, K, rate, lazy, removal_rounds,
+                      extra_iterations)
+
+
+def _fast(solve, n_sentences, words, mrf, K, rate, lazy, removal_rounds,
+          extra_iterations) -> DDResult:
+    """Figure 2 with the bookkeeping in `tables.DDTables` (C loops over flat arrays)."""
+    start = time.perf_counter()
+    tab = DDTables(words, mrf, n_sentences)
+    # Y[s] is replaced, never changed in place: a snapshot of Y is a shallow copy
+    Y: List[List[int]] = [[] for _ in range(n_sentences)]
+    sscore = numpy.zeros(n_sentences)
+    res = DDResult([], False, 0)
+    prev_dual, t = numpy.inf, 0
+    best_primal, best_Y = -numpy.inf, None
+    budget, rounds_left, k = K, removal_rounds, 0
+    while True:
+        k += 1
+        todo_s = tab.take_sentences(lazy)
+        for s in todo_s:
+            labels, score = solve(s, tab.penalties(s))
+            labels = list(labels)
+            tab.read(s, labels)
+            Y[s] = labels
+            sscore[s] = float(score)
+        tab.refresh()
+        res.decoded.append(len(todo_s))
+        res.nodes_solved.append(tab.solve_nodes(lazy))
+        dual = float(sscore.sum() + tab.node_val.sum())
+        primal = float(sscore.sum() + tab.uy.sum() + tab.given_val.sum())
+        res.dual.append(dual)
+        res.primal.append(primal)
+        if primal > best_primal:
+            best_primal, best_Y = primal, list(Y)
+        bad = tab.disagreeing()
+        if not bad.size:
+            res.certified = True
+            best_Y = list(Y)
+            break
+        if k >= budget:
+            if rounds_left == 0:
+                break
+            rounds_left -= 1
+            budget = k + extra_iterations
+            res.removed |= tab.remove(bad)
+            prev_dual, t = numpy.inf, 0
+            continue
+        if dual > prev_dual:
+            t += 1
+        prev_dual = dual
+        tab.step(bad, rate / (1.0 + t))
+    res.labels = [list(l) for l in best_Y]
+    res.iterations = k
+    res.consensus = tab.node_lab.tolist()
+    res.disagreeing = set() if res.certified else {words[i].s for i in bad.tolist()}
+    res.seconds = time.perf_counter() - start
+    return res
+
+
+def _reference(solve, n_sentences, words, mrf, K, rate, lazy, removal_rounds,
+               extra_iterations) -> DDResult:
+    """Figure 2 in plain Python: `ConsensusMRF.argmax_node` and `best_given` per node."""
     start = time.perf_counter()
     index = [{int(v): j for j, v in enumerate(w.candidates)} for w in words]
-    sizes = numpy.fromiter((len(w.candidates) for w in words), dtype=numpy.int64, count=len(words))
-    u_flat = numpy.zeros(int(sizes.sum()))
-    ends = numpy.cumsum(sizes).tolist()
-    u = [u_flat[e - n:e] for e, n in zip(ends, sizes.tolist())]  # views, one per word
+    u = [numpy.zeros(len(w.candidates)) for w in words]
     by_sent: List[List[int]] = [[] for _ in range(n_sentences)]
     for i, w in enumerate(words):
         by_sent[w.s].append(i)
@@ -142,31 +206,6 @@ def _dual_decompose(solve, n_sentences, words, mrf, K, rate, lazy, removal_round
     active = numpy.ones(len(words), dtype=bool)
     uy = numpy.zeros(len(words))  # u_i[y_i]: F(Y) = Σ sentence scores + Σ uy
     res = DDResult([], False, 0)
-    # Per word node and consensus label l: the best candidate's θ + u (Mx) and that candidate
-    # (Ax), recomputed only for the words whose multipliers changed (``stale``).
-    theta, bias, tag_of = mrf.theta, mrf.bias, mrf.tag_of
-    Mx = numpy.zeros((len(words), theta.shape[1]))
-    Ax = numpy.zeros((len(words), theta.shape[1]), dtype=numpy.int64)
-    ytag = numpy.zeros(len(words), dtype=numpy.int64)
-    members = [numpy.asarray(ms, dtype=numpy.int64) for ms in mrf.members]
-
-    def _refresh(idx) -> None:
-        # words with the same number of candidates are stacked: (G, L, T+1) tables in chunks
-        by_len = {}
-        for i in idx:
-            by_len.setdefault(len(tag_of[i]), []).append(i)
-        width = theta.shape[1]
-        for L, ii in by_len.items():
-            step = max(1, (1 << 21) // (L * width))
-            for a in range(0, len(ii), step):
-                chunk = ii[a:a + step]
-                M = theta[numpy.stack([tag_of[i] for i in chunk])] + \
-                    numpy.stack([u[i] for i in chunk])[:, :, None]
-                A = M.argmax(axis=1)
-                Ax[chunk] = A
-                Mx[chunk] = numpy.take_along_axis(M, A[:, None, :], axis=1)[:, 0, :]
-
-    stale = set(range(len(words)))
     dirty_s = set(range(n_sentences))
     dirty_c = set(range(C))
     prev_dual, t = numpy.inf, 0
@@ -188,31 +227,14 @@ def _dual_decompose(solve, n_sentences, words, mrf, K, rate, lazy, removal_round
                 if new != y[i] and mrf.node_of[i] >= 0:
                     dirty_c.add(int(mrf.node_of[i]))
                 y[i] = new
-                ytag[i] = tag_of[i][new]
                 uy[i] = u[i][new] if active[i] else 0.0
         todo_c = dirty_c if lazy else range(C)
-        if stale and fast:
-            _refresh(stale)
-            stale = set()
         for c in sorted(todo_c):
-            if not fast:
-                lab, zc, val = mrf.argmax_node(c, u, prefer=y)
-                node_lab[c], node_val[c] = lab, val
-                for i, v in zip(mrf.members[c], zc):
-                    z[i] = v
-                given_val[c] = mrf.best_given(c, y)[1]
-                continue
-            # MRF argmax of node c (= ConsensusMRF.argmax_node, from the per-word tables)
-            ms = members[c]
-            # rows summed in order from the bias, as argmax_node adds them
-            total = numpy.vstack((bias[c], Mx[ms])).sum(axis=0)
-            lab = int(total.argmax())
-            node_lab[c], node_val[c] = lab, float(total[lab])
-            if len(ms):
-                yi = y[ms]
-                at_y = theta[ytag[ms], lab] + uy[ms]
-                z[ms] = numpy.where(at_y >= Mx[ms, lab], yi, Ax[ms, lab])
-            given_val[c] = float(numpy.vstack((bias[c], theta[ytag[ms]])).sum(axis=0).max())
+            lab, zc, val = mrf.argmax_node(c, u, prefer=y)
+            node_lab[c], node_val[c] = lab, val
+            for i, v in zip(mrf.members[c], zc):
+                z[i] = v
+            given_val[c] = mrf.best_given(c, y)[1]
         res.decoded.append(len(todo_s))
         res.nodes_solved.append(len(todo_c))
         dirty_s, dirty_c = set(), set()
@@ -242,8 +264,6 @@ def _dual_decompose(solve, n_sentences, words, mrf, K, rate, lazy, removal_round
                 if mrf.node_of[i] >= 0:
                     dirty_c.add(int(mrf.node_of[i]))
             mrf = mrf.without(drop)
-            members = [numpy.asarray(ms, dtype=numpy.int64) for ms in mrf.members]
-            stale |= set(drop)
             dirty_s |= drop_s
             prev_dual, t = numpy.inf, 0
             continue
@@ -255,7 +275,6 @@ def _dual_decompose(solve, n_sentences, words, mrf, K, rate, lazy, removal_round
             u[i][z[i]] -= alpha
             u[i][y[i]] += alpha
             uy[i] = u[i][y[i]]
-            stale.add(i)
             dirty_s.add(words[i].s)
             dirty_c.add(int(mrf.node_of[i]))
     res.labels = best_Y

@@ -4,9 +4,9 @@
 `ContextModel` into word nodes (one per word with a predictive context; labels = chart heads
 0..n except itself) and consensus nodes (one per context type), with θ from δ1..δ3 and the
 training counts O_c as the consensus nodes' bias. `ParserSolver` is the sentence-level side: the
-existing Eisner decoders (`graph.eisner`, `graph.eisner2`) on the parser's arc scores minus the
-Lagrange multipliers (``arc[h, m+1] -= u(m, h)``): the multipliers enter as an additive arc-score
-adjustment, so the decoders are unchanged. Arc scores are computed once per sentence; sibling
+existing Eisner chart loops (`graph.eisner`, `graph.eisner2`, through `adjusted_eisner`) on the
+parser's arc scores minus the Lagrange multipliers (``arc[h, m+1] -= u(m, h)``): the multipliers
+enter as an additive arc-score adjustment, so the decoders are unchanged. Arc scores are computed once per sentence; sibling
 scores (second order) are kept only for sentences decoded more than once (lazy re-decoding
 touches few) within a memory budget, recomputed beyond it.
 """
@@ -15,9 +15,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy
 
-from ..graph.eisner import eisner
-from ..graph.eisner2 import eisner2
 from ..graph.parser import GraphParser, make_sentence
+from .adjusted_eisner import AdjustedEisner
 from .contexts import ROOT_TAG, ContextKey, ContextModel
 from .dual import DDResult, Penalty, WordNode, dual_decompose
 from .mrf import ConsensusMRF, make_theta
@@ -102,44 +101,41 @@ class ParserSolver:
         self.parser = parser
         self.sents = [make_sentence(w, t, u) for w, t, u in sentences]
         self._arc: List[Optional[numpy.ndarray]] = [None] * len(self.sents)
-        self._sib: Dict[int, Optional[numpy.ndarray]] = {}
+        self._dec: Dict[int, AdjustedEisner] = {}
         self._budget = cache_mb * 2 ** 20
         self.calls = 0
 
-    def _scores(self, s: int) -> Tuple[numpy.ndarray, Optional[numpy.ndarray]]:
-        """Arc scores (kept) and sibling scores (kept while the cache budget lasts, else
-        recomputed on each re-decoding)."""
+    def _decoder(self, s: int) -> AdjustedEisner:
+        """Sentence s's scores, checked once: arc scores are kept; sibling scores are kept while
+        the cache budget lasts, else recomputed on each re-decoding."""
+        dec = self._dec.get(s)
+        if dec is not None:
+            return dec
         sent = self.sents[s]
         arc = self._arc[s]
-        if arc is not None and s in self._sib:
-            sib = self._sib[s]
-            return arc, sib
         if arc is None:
             arc, sib = self.parser.arc_scores(sent)
             self._arc[s] = arc
         else:
             sib = sent.sib_scores(self.parser.weights) if self.parser.order == 2 and \
                 sent.n <= self.parser.max_sib_length else None
+        dec = AdjustedEisner(arc, sib)
         if sib is None:
-            self._sib[s] = None
+            self._dec[s] = dec
         elif sib.size * 8 <= self._budget:
             self._budget -= sib.size * 8
-            self._sib[s] = sib
-        return arc, sib
+            self._dec[s] = dec
+        return dec
 
     def solve(self, s: int, penalties: Sequence[Penalty]) -> Tuple[List[int], float]:
+        """Chart heads of sentence s's words and the tree's score under arc − penalties
+        (``penalties``: `Penalties` from `dual_decompose`, or ``(m, candidates, u)`` tuples)."""
         if isinstance(s, bool) or not isinstance(s, (int, numpy.integer)) or not 0 <= s < len(self.sents):
             raise ValueError(f"sentence {s!r} not in [0, {len(self.sents)})")
         self.calls += 1
         if self.sents[s].n == 0:
             return [], 0.0
-        arc, sib = self._scores(s)
-        if penalties:
-            arc = arc.copy()
-            for m, cands, u in penalties:
-                arc[cands, m + 1] -= u
-        heads, score = eisner(arc) if sib is None else eisner2(arc, sib)
-        return [h + 1 for h in heads], float(score)
+        return self._decoder(int(s)).decode(penalties)
 
 
 @dataclass

@@ -1,0 +1,6 @@
+# cython: infer_types=True, binding=True
+cdef class AdjustedEisner:
+    cdef readonly Py_ssize_t n
+    cdef const double[:, ::1] arc
+    cdef const double[:, :, ::1] sib
+    cdef bint second_order
