@@ -24,10 +24,13 @@ cdef class WordArrays:
         if n_sentences < 0 or (W and (pos.min() < 0 or sentence.min() < 0
                                       or sentence.max() >= n_sentences)):
             raise ValueError("positions must be >= 0 and sentences in [0, n_sentences)")
+        candidates = [numpy.asarray(c) for c in candidates]
+        if any(c.ndim != 1 or (c.size and c.dtype.kind not in "iu") for c in candidates):
+            raise ValueError("candidates must be 1-d arrays of labels >= 0")
         sizes = numpy.fromiter((len(c) for c in candidates), dtype=numpy.int64, count=W)
         off = numpy.zeros(W + 1, dtype=numpy.int64)
         numpy.cumsum(sizes, out=off[1:])
-        cand = (numpy.concatenate([numpy.asarray(c, dtype=numpy.int64).ravel() for c in candidates])
+        cand = (numpy.concatenate([c.astype(numpy.int64) for c in candidates])
                 if W else numpy.zeros(0, dtype=numpy.int64))
         if cand.shape != (off[W],) or (cand.size and cand.min() < 0):
             raise ValueError("candidates must be 1-d arrays of labels >= 0")

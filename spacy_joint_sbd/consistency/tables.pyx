@@ -36,7 +36,9 @@ cdef class DDTables:
             raise ValueError(f"{W} word nodes but the MRF has {len(tag_of)}")
         cands = [numpy.asarray(w.candidates, dtype=numpy.int64) for w in words]
         self.words = WordArrays([w.m for w in words], cands, [w.s for w in words], n_sentences)
-        ctag = (numpy.concatenate([numpy.asarray(t, dtype=numpy.int64).ravel() for t in tag_of])
+        if any(numpy.ndim(t) != 1 for t in tag_of):
+            raise ValueError("candidate tags must be 1-d")
+        ctag = (numpy.concatenate([numpy.asarray(t, dtype=numpy.int64) for t in tag_of])
                 if W else numpy.zeros(0, dtype=numpy.int64))
         if ctag.shape != self.words.cand_arr.shape or (ctag.size and (
                 ctag.min() < 0 or ctag.max() >= theta.shape[0])):
