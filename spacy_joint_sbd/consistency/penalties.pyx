@@ -25,8 +25,9 @@ cdef class WordArrays:
                                       or sentence.max() >= n_sentences)):
             raise ValueError("positions must be >= 0 and sentences in [0, n_sentences)")
         candidates = [numpy.asarray(c) for c in candidates]
-        if any(c.ndim != 1 or (c.size and c.dtype.kind not in "iu") for c in candidates):
-            raise ValueError("candidates must be 1-d arrays of labels >= 0")
+        for c in candidates:
+            if c.ndim != 1 or (c.size and c.dtype.kind not in "iu"):
+                raise ValueError("candidates must be 1-d arrays of labels >= 0")
         sizes = numpy.fromiter((len(c) for c in candidates), dtype=numpy.int64, count=W)
         off = numpy.zeros(W + 1, dtype=numpy.int64)
         numpy.cumsum(sizes, out=off[1:])

@@ -15,6 +15,19 @@ import numpy
 from .penalties cimport Penalties, WordArrays
 
 
+cdef bint _fill_lut(long long[::1] lut, const long long[::1] lut_off, const long long[::1] off,
+                    const long long[::1] cand):
+    """lut[lut_off[w] + cand[j]] = j − off[w]; False if a word repeats a candidate."""
+    cdef Py_ssize_t w, j, at
+    for w in range(off.shape[0] - 1):
+        for j in range(off[w], off[w + 1]):
+            at = lut_off[w] + cand[j]
+            if lut[at] != -1:
+                return False
+            lut[at] = j - off[w]
+    return True
+
+
 cdef class DDTables:
     """DD state over word nodes ``words`` (`dual.WordNode`) and a `mrf.ConsensusMRF`.
 
@@ -28,33 +41,36 @@ cdef class DDTables:
         tag_of = mrf.tag_of
         theta = numpy.ascontiguousarray(mrf.theta, dtype=numpy.float64)
         bias = numpy.ascontiguousarray(mrf.bias, dtype=numpy.float64)
-        C, L = len(mrf.members), theta.shape[1]
-        if theta.ndim != 2 or L != theta.shape[0] + 1 or bias.shape != (C, L):
+        C, L = len(mrf.members), (theta.shape[1] if theta.ndim == 2 else -1)
+        if L != theta.shape[0] + 1 or bias.shape != (C, L):
             raise ValueError(f"theta must be (T, T+1) and bias (C, T+1), got {theta.shape}, "
                              f"{bias.shape}")
         if len(tag_of) != W:
             raise ValueError(f"{W} word nodes but the MRF has {len(tag_of)}")
-        cands = [numpy.asarray(w.candidates, dtype=numpy.int64) for w in words]
-        self.words = WordArrays([w.m for w in words], cands, [w.s for w in words], n_sentences)
-        if any(numpy.ndim(t) != 1 for t in tag_of):
-            raise ValueError("candidate tags must be 1-d")
+        cands = [w.candidates for w in words]
+        sent = numpy.fromiter((w.s for w in words), dtype=numpy.int64, count=W)
+        self.words = WordArrays(numpy.fromiter((w.m for w in words), dtype=numpy.int64, count=W),
+                                cands, sent, n_sentences)
         ctag = (numpy.concatenate([numpy.asarray(t, dtype=numpy.int64) for t in tag_of])
                 if W else numpy.zeros(0, dtype=numpy.int64))
+        # (the shape check also refuses tags that are not 1-d arrays)
         if ctag.shape != self.words.cand_arr.shape or (ctag.size and (
                 ctag.min() < 0 or ctag.max() >= theta.shape[0])):
             raise ValueError(f"every candidate needs one tag in [0, {theta.shape[0]})")
-        if any(len(c) == 0 for c in cands):
+        a = self.words
+        off, cand = numpy.asarray(a.off), a.cand_arr
+        sizes = numpy.diff(off)
+        if (sizes == 0).any():
             raise ValueError("every word node needs at least one candidate")
-        lut_size = numpy.fromiter((c.max() + 1 for c in cands), dtype=numpy.int64, count=W)
+        # label -> candidate index tables, one per word, of size max(candidates) + 1
+        lut_size = numpy.maximum.reduceat(cand, off[:-1]) + 1 if W else sizes
         lut_off = numpy.zeros(W + 1, dtype=numpy.int64)
         numpy.cumsum(lut_size, out=lut_off[1:])
         lut = numpy.full(lut_off[W], -1, dtype=numpy.int64)
-        for i, c in enumerate(cands):
-            if (lut[lut_off[i] + c] != -1).any() or len(set(c.tolist())) != len(c):
-                raise ValueError(f"word node {i}: candidates must be distinct")
-            lut[lut_off[i] + c] = numpy.arange(len(c))
+        if not _fill_lut(lut, lut_off, a.off, a.cand):
+            raise ValueError("the candidates of a word node must be distinct")
         self.W, self.S, self.C, self.L = W, n_sentences, C, L
-        self.sent = numpy.asarray([w.s for w in words], dtype=numpy.int64)
+        self.sent = sent
         self.ctag, self.lut_off, self.lut = ctag, lut_off, lut
         self.theta, self.bias = theta, bias
         self._set_members(mrf.members)
@@ -74,18 +90,19 @@ cdef class DDTables:
         self.dirty_c = numpy.ones(C, dtype=numpy.uint8)
 
     def _set_members(self, members):
+        lens = numpy.fromiter((len(ms) for ms in members), dtype=numpy.int64, count=len(members))
+        flat = (numpy.concatenate([numpy.asarray(ms, dtype=numpy.int64) for ms in members])
+                if len(members) else numpy.zeros(0, dtype=numpy.int64))
+        if flat.shape != (lens.sum(),) or (flat.size and (
+                flat.min() < 0 or flat.max() >= self.W
+                or numpy.bincount(flat, minlength=self.W).max() > 1)):
+            raise ValueError("consensus node members must be word nodes in range, each in at "
+                             "most one node (a word node is out of range or already in another)")
         node_of = numpy.full(self.W, -1, dtype=numpy.int64)
-        flat = [int(i) for ms in members for i in ms]
-        for c, ms in enumerate(members):
-            for i in ms:
-                if not 0 <= i < self.W or node_of[i] != -1:
-                    raise ValueError(f"consensus node {c}: word node {i} is out of range or "
-                                     "already in another node")
-                node_of[i] = c
+        node_of[flat] = numpy.repeat(numpy.arange(len(members)), lens)
         off = numpy.zeros(len(members) + 1, dtype=numpy.int64)
-        numpy.cumsum([len(ms) for ms in members], out=off[1:])
-        self.node_of, self.mem_off = node_of, off
-        self.mem = numpy.asarray(flat, dtype=numpy.int64)
+        numpy.cumsum(lens, out=off[1:])
+        self.node_of, self.mem_off, self.mem = node_of, off, flat
 
     def take_sentences(self, bint lazy) -> list:
         """The sentences to decode this iteration (dirty ones, or all), in order; clears them."""
