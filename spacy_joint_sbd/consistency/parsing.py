@@ -6,9 +6,10 @@
 training counts O_c as the consensus nodes' bias. `ParserSolver` is the sentence-level side: the
 existing Eisner chart loops (`graph.eisner`, `graph.eisner2`, through `adjusted_eisner`) on the
 parser's arc scores minus the Lagrange multipliers (``arc[h, m+1] -= u(m, h)``): the multipliers
-enter as an additive arc-score adjustment, so the decoders are unchanged. Arc scores are computed once per sentence; sibling
-scores (second order) are kept only for sentences decoded more than once (lazy re-decoding
-touches few) within a memory budget, recomputed beyond it.
+enter as an additive arc-score adjustment, so the decoders are unchanged. Arc scores are
+computed once per sentence; sibling scores (second order) are kept for the sentences with
+constrained words (the only ones lazy re-decoding touches) within a memory budget (1 GB by
+default: a 25k-word corpus of long sentences needs ~300 MB), recomputed beyond it.
 """
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -90,7 +91,7 @@ class ParserSolver:
     `dual_decompose`. Word m's label is its chart head (0 = root, token t at t + 1)."""
 
     def __init__(self, parser: GraphParser, sentences: Sequence[TaggedSentence],
-                 cache_mb: float = 256.0):
+                 cache_mb: float = 1024.0):
         if not isinstance(parser, GraphParser):
             raise ValueError(f"parser must be a GraphParser, got {type(parser).__name__}")
         if not cache_mb >= 0:
@@ -105,9 +106,10 @@ class ParserSolver:
         self._budget = cache_mb * 2 ** 20
         self.calls = 0
 
-    def _decoder(self, s: int) -> AdjustedEisner:
-        """Sentence s's scores, checked once: arc scores are kept; sibling scores are kept while
-        the cache budget lasts, else recomputed on each re-decoding."""
+    def _decoder(self, s: int, constrained: bool) -> AdjustedEisner:
+        """Sentence s's scores, checked once: arc scores are kept; sibling scores are kept for
+        ``constrained`` sentences (only those are ever re-decoded by `dual_decompose`) while the
+        cache budget lasts, else recomputed on each re-decoding."""
         dec = self._dec.get(s)
         if dec is not None:
             return dec
@@ -122,7 +124,7 @@ class ParserSolver:
         dec = AdjustedEisner(arc, sib)
         if sib is None:
             self._dec[s] = dec
-        elif sib.size * 8 <= self._budget:
+        elif constrained and sib.size * 8 <= self._budget:
             self._budget -= sib.size * 8
             self._dec[s] = dec
         return dec
@@ -135,7 +137,7 @@ class ParserSolver:
         self.calls += 1
         if self.sents[s].n == 0:
             return [], 0.0
-        return self._decoder(int(s)).decode(penalties)
+        return self._decoder(int(s), bool(penalties)).decode(penalties)
 
 
 @dataclass
