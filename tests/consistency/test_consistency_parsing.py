@@ -109,3 +109,24 @@ def test_real_data_fast_consensus_equals_reference(setup):
     assert out[True].dual == out[False].dual and out[True].primal == out[False].primal
     assert (out[True].certified, out[True].iterations, out[True].removed) == \
         (out[False].certified, out[False].iterations, out[False].removed)
+
+
+def test_sibling_cache_keeps_constrained_sentences_only(setup):
+    """Sibling scores are kept for sentences given penalties (the ones dual_decompose re-decodes)
+    within the budget; the trees do not depend on what is cached."""
+    import numpy
+
+    from spacy_joint_sbd.consistency.parsing import ParserSolver
+
+    parser, model, test = setup
+    s = next(i for i, (w, _, _) in enumerate(test) if len(w) > 3)
+    pens = [(1, numpy.array([0, 3]), numpy.array([0.5, -0.25]))]
+    kept = ParserSolver(parser, test)
+    assert kept.solve(s, []) and s not in kept._dec  # unconstrained: decoded once, not kept
+    first = kept.solve(s, pens)
+    again = kept.solve(s, pens)
+    assert s in kept._dec and first == again
+    none = ParserSolver(parser, test, cache_mb=0)
+    assert none.solve(s, pens) == none.solve(s, pens) == first and s not in none._dec
+    with pytest.raises(ValueError, match="cache_mb"):
+        ParserSolver(parser, test, cache_mb=-1)
