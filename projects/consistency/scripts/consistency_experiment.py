@@ -401,7 +401,8 @@ def cmd_report(args) -> None:
                    "0917e3a / 25844d7: per-word consensus tables refreshed only where u changed, "
                    "vectorised node argmax, GC paused"),
                   ("after 2", ["timing_after_4", "timing_after_5", "timing_after_6"],
-                   "1dd5188: the DD bookkeeping in C (`consistency.tables`: flat multipliers, "
+                   "1dd5188 (25a7fc0's larger sibling-score cache does not change these settings: "
+                   "their scores fit the old one): the DD bookkeeping in C (`consistency.tables`: flat multipliers, "
                    "label read-back, per-word tables, node argmax, subgradient step; "
                    "`consistency.penalties` + `adjusted_eisner`: penalties applied in C, scores "
                    "checked once per sentence instead of on every re-decoding)")]
@@ -461,17 +462,31 @@ def cmd_report(args) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
+    # one panel per training size (and one for the adaptation directions): 50 curves in one
+    # panel cannot be told apart
+    groups: Dict[str, List[Dict]] = {}
     for r in allrows:
-        ax.plot(range(1, len(r["work_per_iteration"]) + 1), r["work_per_iteration"], label=r["setting"])
-    ax.set_yscale("log")
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("sentences re-decoded / corpus")
-    ax.set_title("Work per iteration (lazy decoding; cf. rush2012 Figure 3)")
-    ax.legend(fontsize=6)
+        key = r["setting"].split("/")[1] + " training sentences" if "/" in r["setting"] else "adaptation"
+        groups.setdefault(key, []).append(r)
+    fig, axes = plt.subplots(2, (len(groups) + 1) // 2, figsize=(12, 7), sharey=True, squeeze=False)
+    for ax, (key, rs) in zip(axes.flat, groups.items()):
+        ax.set_prop_cycle(color=plt.cm.tab20.colors)  # 12 treebanks: distinct colours
+        for r in rs:
+            ax.plot(range(1, len(r["work_per_iteration"]) + 1), r["work_per_iteration"],
+                    label=r["setting"].split("/")[0])
+        ax.set_yscale("log")
+        ax.set_xlabel("iteration")
+        ax.set_title(key, fontsize=9)
+        ax.legend(fontsize=6, ncol=2)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("sentences re-decoded / corpus")
+    for ax in list(axes.flat)[len(groups):]:
+        ax.axis("off")
+    fig.suptitle("Work per iteration (lazy decoding; cf. rush2012 Figure 3)")
     fig.tight_layout()
     fig.savefig(out / "work_per_iteration.png", dpi=120)
     fig, ax = plt.subplots(figsize=(6, 4))
+    ax.set_prop_cycle(color=plt.cm.tab20.colors)
     for tb in sorted({r["setting"].split("/")[0] for r in P["lightly_supervised"]}):
         rs = [r for r in P["lightly_supervised"] if r["setting"].startswith(tb + "/")]
         ax.plot([r["train_sentences"] for r in rs], [r["er"] for r in rs], marker="o", label=tb)
@@ -480,7 +495,7 @@ def cmd_report(args) -> None:
     ax.set_xlabel("training sentences")
     ax.set_ylabel("error reduction (%)")
     ax.set_title("Consistency model vs base parser (UAS)")
-    ax.legend()
+    ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(out / "error_reduction.png", dpi=120)
 
