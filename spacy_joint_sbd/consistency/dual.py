@@ -29,8 +29,9 @@ from .tables import DDTables
 
 Penalty = Tuple[int, numpy.ndarray, numpy.ndarray]
 """(position m, candidate labels, u over them): subtract u[j] from labelling m with cand[j]."""
-SentenceSolver = Callable[[int, List[Penalty]], Tuple[List[int], float]]
-"""solve(s, penalties) → (label of every position of sentence s, its score F_s(Y_s) − u·Y_s)."""
+SentenceSolver = Callable[[int, Sequence[Penalty]], Tuple[List[int], float]]
+"""solve(s, penalties) → (label of every position of sentence s, its score F_s(Y_s) − u·Y_s).
+``penalties`` is a `penalties.Penalties` (a sequence of `Penalty`, valid during the call)."""
 
 
 @dataclass

@@ -38,7 +38,8 @@ cdef class WordArrays:
         order = numpy.argsort(sentence, kind="stable")
         sw_off = numpy.zeros(n_sentences + 1, dtype=numpy.int64)
         numpy.cumsum(numpy.bincount(sentence, minlength=n_sentences), out=sw_off[1:])
-        self.cand_arr = cand
+        self.cand_arr = cand.view()  # handed to sentence solvers: read-only
+        self.cand_arr.flags.writeable = False
         self.u_arr = numpy.zeros(cand.size)
         self.pos, self.off, self.cand, self.u = pos, off, cand, self.u_arr
         self.active = numpy.ones(W, dtype=numpy.uint8)
@@ -66,6 +67,14 @@ cdef class Penalties:
             if a.active[w]:
                 o0, o1 = a.off[w], a.off[w + 1]
                 yield int(a.pos[w]), a.cand_arr[o0:o1], a.u_arr[o0:o1]
+
+    def __getitem__(self, Py_ssize_t i):
+        """The i-th active word's ``(m, candidates, u)`` (a list's indexing, for old callers)."""
+        items = list(self)
+        n = len(items)
+        if not -n <= i < n:
+            raise IndexError(f"penalty {i} of {n}")
+        return items[i + n if i < 0 else i]  # wraparound is off: no negative C index
 
     def __len__(self):
         cdef Py_ssize_t k, n = 0

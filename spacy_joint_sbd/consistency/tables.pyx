@@ -15,6 +15,12 @@ import numpy
 from .penalties cimport Penalties, WordArrays
 
 
+def _readonly(a):
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
 cdef bint _fill_lut(long long[::1] lut, const long long[::1] lut_off, const long long[::1] off,
                     const long long[::1] cand):
     """lut[lut_off[w] + cand[j]] = j − off[w]; False if a word repeats a candidate."""
@@ -74,14 +80,15 @@ cdef class DDTables:
         self.ctag, self.lut_off, self.lut = ctag, lut_off, lut
         self.theta, self.bias = theta, bias
         self._set_members(mrf.members)
-        self.y, self.z, self.uy = (numpy.zeros(W, dtype=numpy.int64),
-                                   numpy.zeros(W, dtype=numpy.int64), numpy.zeros(W))
-        self.y_v, self.z_v, self.uy_v = self.y, self.z, self.uy
+        # the C loops index with y and z: callers get read-only views
+        y, z, uy = numpy.zeros(W, dtype=numpy.int64), numpy.zeros(W, dtype=numpy.int64), numpy.zeros(W)
+        self.y_v, self.z_v, self.uy_v = y, z, uy
+        self.y, self.z, self.uy = _readonly(y), _readonly(z), _readonly(uy)
         self.ytag = numpy.zeros(W, dtype=numpy.int64)
-        self.node_lab, self.node_val, self.given_val = (numpy.zeros(C, dtype=numpy.int64),
-                                                        numpy.zeros(C), numpy.zeros(C))
-        self.node_lab_v, self.node_val_v, self.given_val_v = (self.node_lab, self.node_val,
-                                                              self.given_val)
+        lab, val, given = numpy.zeros(C, dtype=numpy.int64), numpy.zeros(C), numpy.zeros(C)
+        self.node_lab_v, self.node_val_v, self.given_val_v = lab, val, given
+        self.node_lab, self.node_val, self.given_val = (_readonly(lab), _readonly(val),
+                                                        _readonly(given))
         self.Mx = numpy.zeros(W * L)
         self.Ax = numpy.zeros(W * L, dtype=numpy.int64)
         self.total = numpy.zeros(L)

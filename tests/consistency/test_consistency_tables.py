@@ -80,6 +80,9 @@ def test_penalties_are_the_active_words_tuples():
     got = [(m, c.tolist(), u.tolist()) for m, c, u in p]
     assert got == [(2, [0, 1], [0.5, -0.5]), (1, [0, 3], [2.0, 3.0])]
     assert len(p) == 2 and p and len(Penalties(a, 0)) == 1
+    assert p[1][0] == 1 and p[-2][1].tolist() == [0, 1]
+    with pytest.raises(IndexError):
+        p[2]
     with pytest.raises(ValueError, match="not in"):
         Penalties(a, 2)
     with pytest.raises(ValueError, match="not in"):
@@ -132,6 +135,9 @@ def test_tables_bad_arguments():
         tab.read(0, ["a", 0])
     with pytest.raises(ValueError, match="not in"):
         tab.penalties(5)
+    for exposed in (tab.y, tab.z, tab.node_lab, tab.words.cand_arr):  # the C loops index with them
+        with pytest.raises(ValueError, match="read-only"):
+            exposed[0] = 10 ** 9
     for bad in ([3], [-1]):
         with pytest.raises(ValueError, match="constrained word"):
             tab.step(numpy.array(bad), 1.0)
