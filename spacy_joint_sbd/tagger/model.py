@@ -102,15 +102,20 @@ def train_tagger(data: Sequence[Tuple[numpy.ndarray, Sequence[str]]], *, epochs:
 
 
 def jackknife(data: Sequence[Tuple[numpy.ndarray, Sequence[str]]], *, folds: int = 10, epochs: int = 5,
-              n_rows: int = DEFAULT_N_ROWS, seed: int = 0) -> List[List[str]]:
+              n_rows: int = DEFAULT_N_ROWS, seed: int = 0, learn: Optional[Sequence[bool]] = None) -> List[List[str]]:
     """Tags for every document, each predicted by a tagger trained on the other folds (documents
-    dealt round-robin into `folds` folds)."""
+    dealt round-robin into `folds` folds). `learn[i]` False: document i is tagged but never learnt
+    from (e.g. ATIS, which has no gold XPOS)."""
     if not 2 <= folds <= len(data):
         raise ValueError(f"folds must be in [2, {len(data)}] for {len(data)} documents, got {folds}")
-    labels = sorted({t for _, tags in data for t in tags})
+    if learn is None:
+        learn = [True] * len(data)
+    elif len(learn) != len(data):
+        raise ValueError(f"learn has {len(learn)} flags for {len(data)} documents")
+    labels = sorted({t for (_, tags), ok in zip(data, learn) if ok for t in tags})
     out: List[Optional[List[str]]] = [None] * len(data)
     for k in range(folds):
-        train = [d for i, d in enumerate(data) if i % folds != k]
+        train = [d for i, (d, ok) in enumerate(zip(data, learn)) if i % folds != k and ok]
         tagger = train_tagger(train, epochs=epochs, n_rows=n_rows, labels=labels, seed=seed)
         for i in range(k, len(data), folds):
             out[i] = tagger.predict(data[i][0])

@@ -45,6 +45,17 @@ def test_jackknifed_tags_are_held_out_tags(data):
     assert 0.6 < jk_acc < self_acc - 0.03
 
 
+def test_jackknife_learns_only_from_flagged_documents(data):
+    """Documents flagged not to learn from (no gold XPOS, as ATIS) are tagged but never taught:
+    their placeholder tags never show up in any prediction, and the flags must match the data."""
+    blank = [(attrs, ["_"] * len(tags)) for attrs, tags in data[:4]]
+    jk = jackknife(blank + list(data), folds=4, epochs=3, learn=[False] * 4 + [True] * len(data))
+    assert [len(t) for t in jk[:4]] == [len(g) for _, g in blank]
+    assert "_" not in {t for tags in jk for t in tags}
+    with pytest.raises(ValueError, match="flags"):
+        jackknife(list(data), folds=4, learn=[True])
+
+
 def test_tag_doc_checks_its_arguments():
     w = HashedWeights(64, 3)
     with pytest.raises(ValueError):

