@@ -11,6 +11,13 @@ DOC_ID_KEY = "doc_id"
 """Key of the document id in `Doc.user_data` (kept by `DocBin(store_user_data=True)`)."""
 
 
+def doc_name(doc: Doc) -> str:
+    """How error messages and warnings name `doc`: `document 'ID'` by its `DOC_ID_KEY` id, or
+    `document 'FIRST 40 CHARACTERS'` of its text when it has none (e.g. a Doc made from text)."""
+    doc_id = doc.user_data.get(DOC_ID_KEY) if doc.user_data else None
+    return f"document {str(doc_id)!r}" if doc_id else f"document {doc.text[:40]!r}"
+
+
 def record_to_doc(vocab: Vocab, rec: DocRecord, *, annotations: bool = True) -> Doc:
     """A Doc with the record's gold tokens and spaces, and (if `annotations`) its gold tags, POS,
     lemmas, morphology, heads, labels and sentence starts. Without annotations: only the tokens —

@@ -19,6 +19,7 @@ from typing import Dict, Iterable, List, Sequence
 import numpy
 from spacy.tokens import Doc
 
+from ..corpus.docs import doc_name
 from ..learn.kmeans import kmeans, nearest
 
 PREFIX = "CTX"
@@ -74,7 +75,7 @@ class ContextClusters:
             return numpy.zeros((0, len(self.centroids)), dtype=numpy.uint64)
         x = doc_vectors(doc)
         if x.shape[1] != self.width:
-            raise ValueError(f"document {_doc_name(doc)}: Doc.tensor has width {x.shape[1]}, but the "
+            raise ValueError(f"{doc_name(doc)}: Doc.tensor has width {x.shape[1]}, but the "
                              f"context clusters were fitted on width {self.width} (another tok2vec?)")
         out = numpy.empty((len(doc), len(self.centroids)), dtype=numpy.uint64)
         for j, c in enumerate(self.centroids):
@@ -99,22 +100,25 @@ class ContextClusters:
         return cls([m.copy() for m in mats])
 
 
-def doc_vectors(doc: Doc) -> numpy.ndarray:
-    """The Doc's token vectors as an (n, d) float32 array, or a ValueError naming the document
-    when no component before set them."""
+def has_vectors(doc: Doc) -> bool:
+    """Whether `Doc.tensor` holds one non-empty vector per token (what a tok2vec leaves): the one
+    test of both `doc_vectors` and the parser's `initialize`, which runs the components before it
+    on docs without. False for an empty Doc."""
     t = doc.tensor
+    return len(doc) > 0 and t.ndim == 2 and t.shape[0] == len(doc) and t.shape[1] > 0
+
+
+def doc_vectors(doc: Doc) -> numpy.ndarray:
+    """The Doc's token vectors as an (n, d) float32 array ((0, 0) for an empty Doc), or a
+    ValueError naming the document when no component before set them."""
     if len(doc) == 0:
         return numpy.zeros((0, 0), dtype=numpy.float32)
-    if hasattr(t, "get"):  # cupy
-        t = t.get()
-    t = numpy.asarray(t)
-    if t.ndim != 2 or t.shape[0] != len(doc) or t.shape[1] == 0:
-        raise ValueError(f"document {_doc_name(doc)}: no token vectors in Doc.tensor (shape {t.shape} for "
+    if not has_vectors(doc):
+        raise ValueError(f"{doc_name(doc)}: no token vectors in Doc.tensor (shape {doc.tensor.shape} for "
                          f"{len(doc)} tokens). The context features need a tok2vec before the parser that "
                          f"sets Doc.tensor, e.g. one sourced from en_core_web_sm")
+    t = doc.tensor
+    if hasattr(t, "get"):  # cupy
+        t = t.get()
     return numpy.ascontiguousarray(t, dtype=numpy.float32)
 
-
-def _doc_name(doc: Doc) -> str:
-    doc_id = doc.user_data.get("doc_id") if doc.user_data else None
-    return repr(doc_id) if doc_id else repr(doc.text[:40])

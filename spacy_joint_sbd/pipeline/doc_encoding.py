@@ -191,7 +191,7 @@ def encode_records(records: Sequence, labels: LabelSet, attrs: Sequence[str],
     (`corpus.tagging.predict_tags`) for honest figures."""
     import spacy
 
-    from ..corpus.docs import record_to_doc
+    from ..corpus.docs import doc_name, record_to_doc
 
     vocab = spacy.blank(lang).vocab
     out = []
@@ -200,7 +200,7 @@ def encode_records(records: Sequence, labels: LabelSet, attrs: Sequence[str],
         try:
             engine = gold_engine_doc(Example(doc, doc), labels, attrs, document_level, presets=False)
         except UnusableExample as e:
-            raise UnusableExample(f"document {rec.doc_id!r}: {e}") from None
+            raise UnusableExample(f"{doc_name(doc)}: {e}") from None
         if engine is None:
             engine = EngineDoc(attrs=numpy.zeros((0, len(attrs)), dtype=numpy.uint64))
         engine.doc_id = rec.doc_id

@@ -20,9 +20,10 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
+from ..corpus.docs import doc_name
 from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
-from .context_clusters import MAX_CLUSTERS, ContextClusters
+from .context_clusters import MAX_CLUSTERS, ContextClusters, has_vectors
 from .doc_encoding import UnusableExample, check_attrs, engine_doc, expand_parse, gold_engine_doc, set_parse
 
 DEFAULT_MODEL_CONFIG = """
@@ -239,7 +240,7 @@ class JointSBDParser(TrainablePipe):
 
     def _with_tensor(self, doc: Doc, nlp: Optional[Language]) -> Doc:
         """`doc` if it has token vectors, else a copy run through the components before this one."""
-        if len(doc) == 0 or (doc.tensor.ndim == 2 and doc.tensor.shape[0] == len(doc) and doc.tensor.shape[1] > 0):
+        if len(doc) == 0 or has_vectors(doc):
             return doc
         if nlp is not None:
             doc = doc.copy()
@@ -306,8 +307,7 @@ class JointSBDParser(TrainablePipe):
                 doc = gold_engine_doc(eg, parser.labels, self.cfg["attrs"], self.cfg["document_level"],
                                       context=self._context)
             except UnusableExample as e:
-                doc_id = eg.reference.user_data.get("doc_id", "") if eg.reference.user_data else ""
-                skipped.append(f"{doc_id or 'document ' + repr(eg.reference.text[:40])}: {e}")
+                skipped.append(f"{doc_name(eg.reference)}: {e}")
                 continue
             if doc is not None:
                 docs.append(doc)

@@ -5,8 +5,9 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
+from spacy_joint_sbd.corpus.docs import doc_name
 from spacy_joint_sbd.learn.kmeans import kmeans, nearest
-from spacy_joint_sbd.pipeline.context_clusters import ContextClusters
+from spacy_joint_sbd.pipeline.context_clusters import ContextClusters, has_vectors
 
 TEXT = ("so i went to the store and they had no milk left i asked the clerk about it "
         "she said the truck comes on tuesdays which is annoying because i need it today")
@@ -139,3 +140,18 @@ def test_nearest_checks_shapes_and_survives_non_finite_rows():
     for bad in ((numpy.zeros((2, 2)), c), (x, numpy.zeros((0, 3))), (numpy.zeros(3), c)):
         with pytest.raises(ValueError):
             nearest(*bad)
+
+
+def test_has_vectors_and_doc_name(tok2vec_nlp):
+    doc = tok2vec_nlp("a doc with vectors")
+    assert has_vectors(doc)
+    bare = Doc(tok2vec_nlp.vocab, words=["no", "vectors"], spaces=[True, False])
+    assert not has_vectors(bare) and not has_vectors(Doc(tok2vec_nlp.vocab, words=[]))
+    bare.tensor = numpy.zeros((1, 4), dtype=numpy.float32)  # not one row per token
+    assert not has_vectors(bare)
+    assert doc_name(bare) == "document 'no vectors'"  # no id: the text's start
+    bare.user_data["doc_id"] = "answers-0042"
+    assert doc_name(bare) == "document 'answers-0042'"
+    with pytest.raises(ValueError, match="document 'answers-0042': no token vectors"):
+        ContextClusters([numpy.ones((2, 4))]).columns(bare)
+
