@@ -4,32 +4,68 @@ A linear model over hashed features cannot read a 96-d vector directly; cluster 
 granularities can (the way Koo et al. 2008 add Brown-cluster prefixes to a parser). Deterministic
 for a given seed, so a model trained twice gets the same columns.
 """
-from typing import Optional
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 
-CHUNK = 8192
-"""Rows assigned at a time: bounds the (rows × k) distance block's memory."""
+BLOCK = 1 << 22
+"""Distances computed at a time (rows × centroids, float32: 16 MiB): bounds the memory of the
+assignment whatever k is (at k = 4,096 a fixed 8,192-row block took 128 MiB, and as much again for
+each temporary)."""
 
 
 def nearest(x: numpy.ndarray, centroids: numpy.ndarray) -> numpy.ndarray:
     """Index of the nearest centroid (squared Euclidean distance) for each row of `x`.
 
     x: (n, d) float; centroids: (k, d) float. Rows with NaN or infinity get cluster 0."""
-    x = numpy.asarray(x, dtype=numpy.float32)
     c = numpy.asarray(centroids, dtype=numpy.float32)
-    if x.ndim != 2 or c.ndim != 2 or x.shape[1] != c.shape[1] or len(c) == 0:
-        raise ValueError(f"nearest: need (n, d) vectors and (k >= 1, d) centroids, got {x.shape} and {c.shape}")
-    out = numpy.zeros(len(x), dtype=numpy.int64)
-    cn = (c * c).sum(1)
-    for s in range(0, len(x), CHUNK):
-        block = x[s:s + CHUNK]
+    if c.ndim != 2 or len(c) == 0:
+        raise ValueError(f"nearest: need (n, d) vectors and (k >= 1, d) centroids, got "
+                         f"{numpy.shape(x)} and {c.shape}")
+    return nearest_in_sets(x, CentroidTable([c]))[:, 0]
+
+
+class CentroidTable:
+    """Several centroid sets stacked for assignment: one (d, Σk) float32 matrix and the squared
+    norms of its columns, computed once, so that a block of vectors is compared with every
+    centroid of every set in one matrix product (no per-call norm recomputation)."""
+
+    def __init__(self, sets: Sequence[numpy.ndarray]):
+        sets = [numpy.asarray(c, dtype=numpy.float32) for c in sets]
+        if not sets or any(c.ndim != 2 or len(c) == 0 for c in sets) or len({c.shape[1] for c in sets}) != 1:
+            raise ValueError(f"CentroidTable: need (k >= 1, d) centroid sets of one d, got {[c.shape for c in sets]}")
+        stacked = numpy.concatenate(sets)
+        self.width: int = int(stacked.shape[1])
+        self.ct: numpy.ndarray = numpy.ascontiguousarray(stacked.T)
+        """(d, Σk) centroids, transposed for `x @ ct`."""
+        self.norms: numpy.ndarray = (stacked * stacked).sum(1)
+        """(Σk,) float32 squared norms (summed as `nearest` always did: same distances)."""
+        ends = numpy.cumsum([len(c) for c in sets])
+        self.bounds: List[Tuple[int, int]] = [(int(e - len(c)), int(e)) for c, e in zip(sets, ends)]
+        """Each set's [start, end) column range."""
+
+
+def nearest_in_sets(x: numpy.ndarray, table: CentroidTable) -> numpy.ndarray:
+    """(n, number of sets) int64: for each row of `x`, the index of its nearest centroid (squared
+    Euclidean distance) within each set of `table`. Rows with NaN or infinity get 0 everywhere.
+
+    Distances are ‖c‖² − 2·x·c, computed in float32 in place in blocks of at most `BLOCK`
+    values."""
+    x = numpy.asarray(x, dtype=numpy.float32)
+    if x.ndim != 2 or x.shape[1] != table.width:
+        raise ValueError(f"nearest: need (n, {table.width}) vectors for these centroids, got {x.shape}")
+    out = numpy.zeros((len(x), len(table.bounds)), dtype=numpy.int64)
+    rows = max(1, BLOCK // table.ct.shape[1])
+    for s in range(0, len(x), rows):
+        block = x[s:s + rows]
         with numpy.errstate(invalid="ignore", over="ignore"):
-            d = cn[None, :] - 2.0 * (block @ c.T)
+            d = block @ table.ct
+            d *= -2.0  # exact: ‖c‖² − 2p == −2p + ‖c‖² bit for bit
+            d += table.norms
         d[~numpy.isfinite(d)] = numpy.inf
-        best = numpy.argmin(d, axis=1)
-        best[~numpy.isfinite(block).all(axis=1)] = 0
-        out[s:s + CHUNK] = best
+        for j, (a, b) in enumerate(table.bounds):
+            out[s:s + rows, j] = numpy.argmin(d[:, a:b], axis=1)
+        out[s:s + rows][~numpy.isfinite(block).all(axis=1)] = 0
     return out
 
 
@@ -66,7 +102,93 @@ def kmeans(x: numpy.ndarray, k: int, iters: int = 12, seed: int = 0,
         order = numpy.argsort(a, kind="stable")
         counts = numpy.bincount(a, minlength=k)
         full = counts > 0
-        starts = numpy.concatenate([[0], numpy.cumsum(counts)[:-1]])[full]
-        sums = numpy.add.reduceat(x[order].astype(numpy.float64), starts, axis=0)
-        c[full] = (sums / counts[full, None]).astype(numpy.float32)
+        c[full] = (_cluster_sums(x, order, counts[full]) / counts[full, None]).astype(numpy.float32)
     return c
+
+
+def _cluster_sums(x: numpy.ndarray, order: numpy.ndarray, counts: numpy.ndarray) -> numpy.ndarray:
+    """(len(counts), d) float64 sums of the rows `x[order]`, taken as consecutive runs of `counts`
+    rows (one run per non-empty cluster), each summed in order.
+
+    Runs are gathered a group at a time (about `BLOCK` values, whole runs only), so that neither
+    `x[order]` nor its float64 copy is ever made whole; each run's sum is the same sequence of
+    additions as one `add.reduceat` over everything."""
+    ends = numpy.cumsum(counts)
+    starts = ends - counts
+    sums = numpy.empty((len(counts), x.shape[1]), dtype=numpy.float64)
+    rows = max(1, BLOCK // max(1, x.shape[1]))
+    i = 0
+    while i < len(counts):
+        j = max(i + 1, int(numpy.searchsorted(ends, starts[i] + rows, side="right")))
+        lo, hi = int(starts[i]), int(ends[j - 1])
+        block = x[order[lo:hi]].astype(numpy.float64)
+        sums[i:j] = numpy.add.reduceat(block, starts[i:j] - lo, axis=0)
+        i = j
+    return sums
+
+
+def sample_rows(arrays: Iterable[numpy.ndarray], max_points: Optional[int], seed: int = 0) -> numpy.ndarray:
+    """A uniform sample without replacement of at most `max_points` rows of the arrays stacked in
+    order (all rows if there are no more, or if `max_points` is None), as one float32 array in
+    their original order; deterministic for a given seed and order of the arrays.
+
+    Streaming, so that memory stays about 1.25 × `max_points` rows however many rows come (about
+    twice that while the result is assembled; the arrays are never concatenated whole): each row
+    gets a random key and the `max_points` smallest keys win (ties: the earlier row). ValueError if the arrays differ in width; a (0, 0) array if
+    there are no rows."""
+    if max_points is not None and (not isinstance(max_points, int) or isinstance(max_points, bool) or max_points < 1):
+        raise ValueError(f"sample_rows: max_points must be a positive int or None, got {max_points!r}")
+    rng = numpy.random.RandomState(seed)
+    slack = max(1, (max_points or 0) // 4)
+    width: Optional[int] = None
+    chunks: List[Tuple[numpy.ndarray, numpy.ndarray]] = []  # (rows, their keys), in input order
+    held = 0
+    cut = numpy.inf  # rows with a key above the max_points-th smallest seen so far cannot win
+    for a in arrays:
+        a = numpy.asarray(a, dtype=numpy.float32)
+        if a.ndim != 2:
+            raise ValueError(f"sample_rows: need (n, d) arrays, got shape {a.shape}")
+        if len(a) == 0:
+            continue
+        if width is None:
+            width = a.shape[1]
+        elif a.shape[1] != width:
+            raise ValueError(f"sample_rows: arrays differ in width ({width} and {a.shape[1]})")
+        keys = rng.random_sample(len(a)) if max_points is not None else numpy.zeros(len(a))
+        keep = keys <= cut
+        chunks.append((a[keep], keys[keep]))  # a copy: the caller's arrays (Doc tensors) are not held
+        held += len(chunks[-1][1])
+        if max_points is not None and held > max_points + slack:
+            chunks, cut = _keep_smallest(chunks, max_points)
+            held = max_points
+    if width is None:
+        return numpy.zeros((0, 0), dtype=numpy.float32)
+    if max_points is not None and held > max_points:
+        chunks, _ = _keep_smallest(chunks, max_points)
+    out = numpy.empty((min(held, max_points or held), width), dtype=numpy.float32)
+    at = 0
+    chunks.reverse()
+    while chunks:  # fill the result while freeing the chunks
+        rows, _ = chunks.pop()
+        out[at:at + len(rows)] = rows
+        at += len(rows)
+    return out
+
+
+def _keep_smallest(chunks: List[Tuple[numpy.ndarray, numpy.ndarray]],
+                   m: int) -> Tuple[List[Tuple[numpy.ndarray, numpy.ndarray]], float]:
+    """The chunks reduced to their m rows of smallest keys (ties: the earlier), chunk by chunk
+    (one chunk's copy at a time), and the largest key kept."""
+    keys = numpy.concatenate([k for _, k in chunks])
+    cut = float(numpy.partition(keys, m - 1)[m - 1])
+    ties = m - int((keys < cut).sum())  # rows with key == cut still to take, earliest first
+    out = []
+    chunks.reverse()
+    while chunks:
+        rows, k = chunks.pop()
+        keep = k < cut
+        tie = numpy.flatnonzero(k == cut)[:ties]
+        keep[tie] = True
+        ties -= len(tie)
+        out.append((rows[keep], k[keep]))
+    return out, cut

@@ -14,13 +14,13 @@ training documents, see the jackknifing of tags). The centroids are fitted on th
 documents' vectors (no labels involved) and saved with the model.
 """
 import base64
-from typing import Dict, Iterable, List, Sequence
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 import numpy
 from spacy.tokens import Doc
 
 from ..corpus.docs import doc_name
-from ..learn.kmeans import kmeans, nearest
+from ..learn.kmeans import CentroidTable, kmeans, nearest_in_sets, sample_rows
 
 PREFIX = "CTX"
 MAX_CLUSTERS = 1 << 16
@@ -43,6 +43,8 @@ class ContextClusters:
             raise ValueError("ContextClusters: centroids contain NaN or infinity")
         self.centroids: List[numpy.ndarray] = centroids
         self.width = int(centroids[0].shape[1])
+        self._table = CentroidTable(centroids)
+        """All sets stacked with their norms, for one matrix product per Doc in `columns`."""
 
     @property
     def ks(self) -> List[int]:
@@ -55,19 +57,20 @@ class ContextClusters:
 
     @classmethod
     def fit(cls, docs: Iterable[Doc], ks: Sequence[int], seed: int = 0, iters: int = 12,
-            max_points: int = 200_000) -> "ContextClusters":
-        """k-means centroids (one set per k in `ks`) of the vectors in the docs' `tensor`."""
+            max_points: Optional[int] = 200_000) -> "ContextClusters":
+        """k-means centroids (one set per k in `ks`) of the vectors in the docs' `tensor`.
+
+        The docs' vectors are streamed into one uniform sample of at most `max_points` rows (drawn
+        with `seed`; all rows if there are no more), so memory stays bounded by the sample however
+        large the corpus; every k is fitted on that sample, the i-th from a start drawn with
+        `seed + i`."""
         ks = list(ks)
         if not ks or not all(isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= MAX_CLUSTERS for k in ks):
             raise ValueError(f"ContextClusters.fit: ks must be positive ints, got {ks!r}")
-        vectors = [doc_vectors(d) for d in docs]
-        vectors = [v for v in vectors if len(v)]
-        if not vectors:
+        x = sample_rows(_vectors_of_one_width(docs), max_points, seed=seed)
+        if len(x) == 0:
             raise ValueError("ContextClusters.fit: no token vectors (empty documents?)")
-        if len({v.shape[1] for v in vectors}) != 1:
-            raise ValueError("ContextClusters.fit: the documents' tensors differ in width")
-        x = numpy.concatenate(vectors)
-        return cls([kmeans(x, k, iters=iters, seed=seed + i, max_points=max_points) for i, k in enumerate(ks)])
+        return cls([kmeans(x, k, iters=iters, seed=seed + i, max_points=None) for i, k in enumerate(ks)])
 
     def columns(self, doc: Doc) -> numpy.ndarray:
         """(len(doc), number of sets) uint64 cluster ids + 1 of the Doc's token vectors."""
@@ -77,9 +80,8 @@ class ContextClusters:
         if x.shape[1] != self.width:
             raise ValueError(f"{doc_name(doc)}: Doc.tensor has width {x.shape[1]}, but the "
                              f"context clusters were fitted on width {self.width} (another tok2vec?)")
-        out = numpy.empty((len(doc), len(self.centroids)), dtype=numpy.uint64)
-        for j, c in enumerate(self.centroids):
-            out[:, j] = nearest(x, c).astype(numpy.uint64) + 1
+        out = nearest_in_sets(x, self._table).astype(numpy.uint64)
+        out += 1
         return out
 
     def to_dict(self) -> Dict:
@@ -122,3 +124,18 @@ def doc_vectors(doc: Doc) -> numpy.ndarray:
         t = t.get()
     return numpy.ascontiguousarray(t, dtype=numpy.float32)
 
+
+def _vectors_of_one_width(docs: Iterable[Doc]) -> Iterator[numpy.ndarray]:
+    """`doc_vectors` of the non-empty docs, or a ValueError naming the first doc whose width
+    differs from the docs' before it."""
+    width: Optional[int] = None
+    for doc in docs:
+        v = doc_vectors(doc)
+        if len(v) == 0:
+            continue
+        if width is None:
+            width = v.shape[1]
+        elif v.shape[1] != width:
+            raise ValueError(f"ContextClusters.fit: the documents' tensors differ in width: {doc_name(doc)} has "
+                             f"width {v.shape[1]}, the documents before it {width}")
+        yield v

@@ -6,7 +6,8 @@ import spacy
 from spacy.tokens import Doc
 
 from spacy_joint_sbd.corpus.docs import doc_name
-from spacy_joint_sbd.learn.kmeans import kmeans, nearest
+from spacy_joint_sbd.learn import kmeans as kmeans_module
+from spacy_joint_sbd.learn.kmeans import CentroidTable, kmeans, nearest, nearest_in_sets, sample_rows
 from spacy_joint_sbd.pipeline.context_clusters import ContextClusters, has_vectors
 
 TEXT = ("so i went to the store and they had no milk left i asked the clerk about it "
@@ -140,6 +141,64 @@ def test_nearest_checks_shapes_and_survives_non_finite_rows():
     for bad in ((numpy.zeros((2, 2)), c), (x, numpy.zeros((0, 3))), (numpy.zeros(3), c)):
         with pytest.raises(ValueError):
             nearest(*bad)
+
+
+def test_sample_rows_is_a_deterministic_ordered_subset_of_bounded_size():
+    rng = numpy.random.RandomState(0)
+    arrays = [rng.normal(size=(n, 3)).astype(numpy.float32) for n in rng.randint(0, 40, 60)]
+    x = numpy.concatenate(arrays)
+    assert numpy.array_equal(sample_rows(arrays, None), x)
+    assert numpy.array_equal(sample_rows(iter(arrays), len(x)), x)  # no more rows than the cap: all, in order
+    s = sample_rows(iter(arrays), 100, seed=5)  # compacts several times along the way
+    assert s.shape == (100, 3) and s.dtype == numpy.float32
+    assert numpy.array_equal(s, sample_rows(arrays, 100, seed=5))
+    assert not numpy.array_equal(s, sample_rows(arrays, 100, seed=6))
+    where = [int(numpy.flatnonzero((x == row).all(axis=1))[0]) for row in s]
+    assert where == sorted(set(where))  # distinct rows of the input, in their original order
+    hits = numpy.zeros(len(x))
+    for seed in range(200):  # uniform: every row about equally likely
+        hits[[int(numpy.flatnonzero((x == row).all(axis=1))[0]) for row in sample_rows(arrays, 100, seed=seed)]] += 1
+    assert abs(hits[: len(x) // 2].sum() - hits[len(x) // 2:].sum()) < 0.1 * hits.sum()
+    assert sample_rows([], 10).shape == (0, 0)
+    with pytest.raises(ValueError, match="differ in width"):
+        sample_rows([numpy.zeros((2, 3)), numpy.zeros((2, 4))], 10)
+    with pytest.raises(ValueError, match="max_points"):
+        sample_rows(arrays, 0)
+
+
+def test_assignment_and_kmeans_do_not_depend_on_the_block_size(monkeypatch):
+    rng = numpy.random.RandomState(2)
+    x = rng.normal(size=(3000, 8)).astype(numpy.float32)
+    x[7, 3] = numpy.nan
+    sets = [rng.normal(size=(k, 8)).astype(numpy.float32) for k in (3, 50, 200)]
+    table = CentroidTable(sets)
+    together = nearest_in_sets(x, table)
+    assert together.shape == (3000, 3) and together[7].tolist() == [0, 0, 0]
+    assert all(numpy.array_equal(together[:, j], nearest(x, c)) for j, c in enumerate(sets))
+    clean = numpy.delete(x, 7, axis=0)
+    big = kmeans(clean, 20, seed=1)
+    monkeypatch.setattr(kmeans_module, "BLOCK", 512)  # many row blocks, clusters larger than a block
+    assert numpy.array_equal(nearest_in_sets(x, table), together)
+    assert kmeans(clean, 20, seed=1).tobytes() == big.tobytes()
+
+
+def test_fit_samples_once_deterministically_and_keeps_small_corpora_whole(tok2vec_nlp, sample_examples):
+    _, examples = sample_examples
+    docs = [tok2vec_nlp(Doc(tok2vec_nlp.vocab, words=[t.text for t in eg.reference])) for eg in examples[:6]]
+    x = numpy.concatenate([d.tensor for d in docs])
+    whole = ContextClusters.fit(docs, [4, 16])  # fewer vectors than max_points: every one is used
+    assert all(numpy.array_equal(c, kmeans(x, k, seed=i, max_points=None))
+               for i, (c, k) in enumerate(zip(whole.centroids, [4, 16])))
+    capped = ContextClusters.fit(iter(docs), [4, 16], seed=3, max_points=200)
+    again = ContextClusters.fit(docs, [4, 16], seed=3, max_points=200)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(capped.centroids, again.centroids))
+    sample = sample_rows((d.tensor for d in docs), 200, seed=3)  # one sample for every k
+    assert all(numpy.array_equal(c, kmeans(sample, k, seed=3 + i, max_points=None))
+               for i, (c, k) in enumerate(zip(capped.centroids, [4, 16])))
+    odd = Doc(tok2vec_nlp.vocab, words=["odd", "width"], spaces=[True, False])
+    odd.tensor = numpy.zeros((2, 5), dtype=numpy.float32)
+    with pytest.raises(ValueError, match="differ in width: document 'odd width' has width 5"):
+        ContextClusters.fit(docs[:2] + [odd], [2])
 
 
 def test_has_vectors_and_doc_name(tok2vec_nlp):
