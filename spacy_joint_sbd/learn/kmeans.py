@@ -4,7 +4,7 @@ A linear model over hashed features cannot read a 96-d vector directly; cluster 
 granularities can (the way Koo et al. 2008 add Brown-cluster prefixes to a parser). Deterministic
 for a given seed, so a model trained twice gets the same columns.
 """
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
 
@@ -69,23 +69,29 @@ def nearest_in_sets(x: numpy.ndarray, table: CentroidTable) -> numpy.ndarray:
     return out
 
 
-def kmeans(x: numpy.ndarray, k: int, iters: int = 12, seed: int = 0,
+def kmeans(x: Union[numpy.ndarray, Sequence[numpy.ndarray]], k: int, iters: int = 12, seed: int = 0,
            max_points: Optional[int] = 200_000) -> numpy.ndarray:
     """(k, d) float32 centroids of the rows of `x` after `iters` Lloyd iterations, started from k
     distinct rows drawn with `seed` (at most `max_points` rows, drawn with the same seed, are used).
-    An empty cluster keeps its previous centroid."""
-    x = numpy.asarray(x, dtype=numpy.float32)
-    if x.ndim != 2 or x.shape[1] == 0:
-        raise ValueError(f"kmeans: need an (n, d) array of vectors, got shape {x.shape}")
-    if not numpy.isfinite(x).all():
+    An empty cluster keeps its previous centroid.
+
+    `x` may be a list of (n_i, d) arrays (e.g. one per Doc): their rows stacked in order, the same
+    result as one array, but only the sample is ever copied into one array."""
+    parts = [numpy.asarray(p, dtype=numpy.float32) for p in ([x] if isinstance(x, numpy.ndarray) else x)]
+    if not parts or any(p.ndim != 2 or p.shape[1] == 0 for p in parts) or len({p.shape[1] for p in parts}) != 1:
+        raise ValueError(f"kmeans: need an (n, d) array of vectors, got shapes {[p.shape for p in parts]}")
+    if not all(numpy.isfinite(p).all() for p in parts):
         raise ValueError("kmeans: the vectors contain NaN or infinity")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise ValueError(f"kmeans: k must be a positive int, got {k!r}")
     if not isinstance(iters, int) or iters < 0:
         raise ValueError(f"kmeans: iters must be an int >= 0, got {iters!r}")
     rng = numpy.random.RandomState(seed)
-    if max_points is not None and len(x) > max_points:
-        x = x[numpy.sort(rng.choice(len(x), max_points, replace=False))]
+    n = sum(len(p) for p in parts)
+    if max_points is not None and n > max_points:
+        x = _take_rows(parts, numpy.sort(rng.choice(n, max_points, replace=False)))
+    else:
+        x = parts[0] if len(parts) == 1 else numpy.concatenate(parts)
     seen, start = set(), []
     for i in rng.permutation(len(x)):  # k distinct rows in random order
         key = x[i].tobytes()
@@ -127,68 +133,12 @@ def _cluster_sums(x: numpy.ndarray, order: numpy.ndarray, counts: numpy.ndarray)
     return sums
 
 
-def sample_rows(arrays: Iterable[numpy.ndarray], max_points: Optional[int], seed: int = 0) -> numpy.ndarray:
-    """A uniform sample without replacement of at most `max_points` rows of the arrays stacked in
-    order (all rows if there are no more, or if `max_points` is None), as one float32 array in
-    their original order; deterministic for a given seed and order of the arrays.
-
-    Streaming, so that memory stays about 1.25 × `max_points` rows however many rows come (about
-    twice that while the result is assembled; the arrays are never concatenated whole): each row
-    gets a random key and the `max_points` smallest keys win (ties: the earlier row). ValueError if the arrays differ in width; a (0, 0) array if
-    there are no rows."""
-    if max_points is not None and (not isinstance(max_points, int) or isinstance(max_points, bool) or max_points < 1):
-        raise ValueError(f"sample_rows: max_points must be a positive int or None, got {max_points!r}")
-    rng = numpy.random.RandomState(seed)
-    slack = max(1, (max_points or 0) // 4)
-    width: Optional[int] = None
-    chunks: List[Tuple[numpy.ndarray, numpy.ndarray]] = []  # (rows, their keys), in input order
-    held = 0
-    cut = numpy.inf  # rows with a key above the max_points-th smallest seen so far cannot win
-    for a in arrays:
-        a = numpy.asarray(a, dtype=numpy.float32)
-        if a.ndim != 2:
-            raise ValueError(f"sample_rows: need (n, d) arrays, got shape {a.shape}")
-        if len(a) == 0:
-            continue
-        if width is None:
-            width = a.shape[1]
-        elif a.shape[1] != width:
-            raise ValueError(f"sample_rows: arrays differ in width ({width} and {a.shape[1]})")
-        keys = rng.random_sample(len(a)) if max_points is not None else numpy.zeros(len(a))
-        keep = keys <= cut
-        chunks.append((a[keep], keys[keep]))  # a copy: the caller's arrays (Doc tensors) are not held
-        held += len(chunks[-1][1])
-        if max_points is not None and held > max_points + slack:
-            chunks, cut = _keep_smallest(chunks, max_points)
-            held = max_points
-    if width is None:
-        return numpy.zeros((0, 0), dtype=numpy.float32)
-    if max_points is not None and held > max_points:
-        chunks, _ = _keep_smallest(chunks, max_points)
-    out = numpy.empty((min(held, max_points or held), width), dtype=numpy.float32)
-    at = 0
-    chunks.reverse()
-    while chunks:  # fill the result while freeing the chunks
-        rows, _ = chunks.pop()
-        out[at:at + len(rows)] = rows
-        at += len(rows)
+def _take_rows(parts: Sequence[numpy.ndarray], idx: numpy.ndarray) -> numpy.ndarray:
+    """Rows `idx` (sorted) of the parts stacked in order, without stacking them."""
+    out = numpy.empty((len(idx), parts[0].shape[1]), dtype=numpy.float32)
+    offset = 0
+    for p in parts:
+        lo, hi = numpy.searchsorted(idx, [offset, offset + len(p)])
+        out[lo:hi] = p[idx[lo:hi] - offset]
+        offset += len(p)
     return out
-
-
-def _keep_smallest(chunks: List[Tuple[numpy.ndarray, numpy.ndarray]],
-                   m: int) -> Tuple[List[Tuple[numpy.ndarray, numpy.ndarray]], float]:
-    """The chunks reduced to their m rows of smallest keys (ties: the earlier), chunk by chunk
-    (one chunk's copy at a time), and the largest key kept."""
-    keys = numpy.concatenate([k for _, k in chunks])
-    cut = float(numpy.partition(keys, m - 1)[m - 1])
-    ties = m - int((keys < cut).sum())  # rows with key == cut still to take, earliest first
-    out = []
-    chunks.reverse()
-    while chunks:
-        rows, k = chunks.pop()
-        keep = k < cut
-        tie = numpy.flatnonzero(k == cut)[:ties]
-        keep[tie] = True
-        ties -= len(tie)
-        out.append((rows[keep], k[keep]))
-    return out, cut

@@ -20,7 +20,7 @@ import numpy
 from spacy.tokens import Doc
 
 from ..corpus.docs import doc_name
-from ..learn.kmeans import CentroidTable, kmeans, nearest_in_sets, sample_rows
+from ..learn.kmeans import CentroidTable, kmeans, nearest_in_sets
 
 PREFIX = "CTX"
 MAX_CLUSTERS = 1 << 16
@@ -58,19 +58,16 @@ class ContextClusters:
     @classmethod
     def fit(cls, docs: Iterable[Doc], ks: Sequence[int], seed: int = 0, iters: int = 12,
             max_points: Optional[int] = 200_000) -> "ContextClusters":
-        """k-means centroids (one set per k in `ks`) of the vectors in the docs' `tensor`.
-
-        The docs' vectors are streamed into one uniform sample of at most `max_points` rows (drawn
-        with `seed`; all rows if there are no more), so memory stays bounded by the sample however
-        large the corpus; every k is fitted on that sample, the i-th from a start drawn with
-        `seed + i`."""
+        """k-means centroids (one set per k in `ks`) of the vectors in the docs' `tensor`: the i-th
+        set from `seed + i`, on at most `max_points` vectors drawn with that seed. Only the sample is
+        copied; the docs' vectors are never stacked whole."""
         ks = list(ks)
         if not ks or not all(isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= MAX_CLUSTERS for k in ks):
             raise ValueError(f"ContextClusters.fit: ks must be positive ints, got {ks!r}")
-        x = sample_rows(_vectors_of_one_width(docs), max_points, seed=seed)
-        if len(x) == 0:
+        vectors = list(_vectors_of_one_width(docs))
+        if not vectors:
             raise ValueError("ContextClusters.fit: no token vectors (empty documents?)")
-        return cls([kmeans(x, k, iters=iters, seed=seed + i, max_points=None) for i, k in enumerate(ks)])
+        return cls([kmeans(vectors, k, iters=iters, seed=seed + i, max_points=max_points) for i, k in enumerate(ks)])
 
     def columns(self, doc: Doc) -> numpy.ndarray:
         """(len(doc), number of sets) uint64 cluster ids + 1 of the Doc's token vectors."""

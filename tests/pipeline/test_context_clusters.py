@@ -7,7 +7,7 @@ from spacy.tokens import Doc
 
 from spacy_joint_sbd.corpus.docs import doc_name
 from spacy_joint_sbd.learn import kmeans as kmeans_module
-from spacy_joint_sbd.learn.kmeans import CentroidTable, kmeans, nearest, nearest_in_sets, sample_rows
+from spacy_joint_sbd.learn.kmeans import CentroidTable, kmeans, nearest, nearest_in_sets
 from spacy_joint_sbd.pipeline.context_clusters import ContextClusters, has_vectors
 
 TEXT = ("so i went to the store and they had no milk left i asked the clerk about it "
@@ -143,29 +143,6 @@ def test_nearest_checks_shapes_and_survives_non_finite_rows():
             nearest(*bad)
 
 
-def test_sample_rows_is_a_deterministic_ordered_subset_of_bounded_size():
-    rng = numpy.random.RandomState(0)
-    arrays = [rng.normal(size=(n, 3)).astype(numpy.float32) for n in rng.randint(0, 40, 60)]
-    x = numpy.concatenate(arrays)
-    assert numpy.array_equal(sample_rows(arrays, None), x)
-    assert numpy.array_equal(sample_rows(iter(arrays), len(x)), x)  # no more rows than the cap: all, in order
-    s = sample_rows(iter(arrays), 100, seed=5)  # compacts several times along the way
-    assert s.shape == (100, 3) and s.dtype == numpy.float32
-    assert numpy.array_equal(s, sample_rows(arrays, 100, seed=5))
-    assert not numpy.array_equal(s, sample_rows(arrays, 100, seed=6))
-    where = [int(numpy.flatnonzero((x == row).all(axis=1))[0]) for row in s]
-    assert where == sorted(set(where))  # distinct rows of the input, in their original order
-    hits = numpy.zeros(len(x))
-    for seed in range(200):  # uniform: every row about equally likely
-        hits[[int(numpy.flatnonzero((x == row).all(axis=1))[0]) for row in sample_rows(arrays, 100, seed=seed)]] += 1
-    assert abs(hits[: len(x) // 2].sum() - hits[len(x) // 2:].sum()) < 0.1 * hits.sum()
-    assert sample_rows([], 10).shape == (0, 0)
-    with pytest.raises(ValueError, match="differ in width"):
-        sample_rows([numpy.zeros((2, 3)), numpy.zeros((2, 4))], 10)
-    with pytest.raises(ValueError, match="max_points"):
-        sample_rows(arrays, 0)
-
-
 def test_assignment_and_kmeans_do_not_depend_on_the_block_size(monkeypatch):
     rng = numpy.random.RandomState(2)
     x = rng.normal(size=(3000, 8)).astype(numpy.float32)
@@ -182,19 +159,18 @@ def test_assignment_and_kmeans_do_not_depend_on_the_block_size(monkeypatch):
     assert kmeans(clean, 20, seed=1).tobytes() == big.tobytes()
 
 
-def test_fit_samples_once_deterministically_and_keeps_small_corpora_whole(tok2vec_nlp, sample_examples):
+def test_fit_never_stacks_the_vectors_and_gets_the_stacked_result(tok2vec_nlp, sample_examples):
+    """fit hands kmeans the docs' vectors one array per doc: the centroids are bit for bit those of
+    k-means on the stacked vectors, with and without a sample cap."""
     _, examples = sample_examples
     docs = [tok2vec_nlp(Doc(tok2vec_nlp.vocab, words=[t.text for t in eg.reference])) for eg in examples[:6]]
     x = numpy.concatenate([d.tensor for d in docs])
-    whole = ContextClusters.fit(docs, [4, 16])  # fewer vectors than max_points: every one is used
-    assert all(numpy.array_equal(c, kmeans(x, k, seed=i, max_points=None))
-               for i, (c, k) in enumerate(zip(whole.centroids, [4, 16])))
-    capped = ContextClusters.fit(iter(docs), [4, 16], seed=3, max_points=200)
-    again = ContextClusters.fit(docs, [4, 16], seed=3, max_points=200)
-    assert all(a.tobytes() == b.tobytes() for a, b in zip(capped.centroids, again.centroids))
-    sample = sample_rows((d.tensor for d in docs), 200, seed=3)  # one sample for every k
-    assert all(numpy.array_equal(c, kmeans(sample, k, seed=3 + i, max_points=None))
-               for i, (c, k) in enumerate(zip(capped.centroids, [4, 16])))
+    for cap in (None, 200):
+        fitted = ContextClusters.fit(iter(docs), [4, 16], seed=3, max_points=cap)
+        assert all(c.tobytes() == kmeans(x, k, seed=3 + i, max_points=cap).tobytes()
+                   for i, (c, k) in enumerate(zip(fitted.centroids, [4, 16])))
+    parts = [d.tensor for d in docs]
+    assert kmeans(parts, 8, seed=1, max_points=150).tobytes() == kmeans(x, 8, seed=1, max_points=150).tobytes()
     odd = Doc(tok2vec_nlp.vocab, words=["odd", "width"], spaces=[True, False])
     odd.tensor = numpy.zeros((2, 5), dtype=numpy.float32)
     with pytest.raises(ValueError, match="differ in width: document 'odd width' has width 5"):
