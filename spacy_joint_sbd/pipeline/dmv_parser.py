@@ -38,6 +38,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 
+from ..corpus.docs import doc_name
 from ..dmv.chart import MAX_WORDS
 from ..dmv.model import DMV, DMVSentence, induce, make_sentence, supervised
 from ..dmv.punct import reattach_punct
@@ -100,8 +101,7 @@ def _check_cfg(cfg: Dict) -> Dict:
 
 
 def _doc_name(doc: Doc) -> str:
-    text = doc.text if len(doc.text) <= 40 else doc.text[:37] + "..."
-    return f"Doc {text!r} ({len(doc)} tokens)"
+    return f"{doc_name(doc)} ({len(doc)} tokens)"
 
 
 class DMVParser(Pipe):
