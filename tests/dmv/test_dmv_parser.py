@@ -151,7 +151,7 @@ def test_unsupervised_initialize(gold_docs):
     # what spaCy's readers give during nlp.initialize: tokens only -> a one-class DMV before
     untagged = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in docs[:6]]
     pipe2 = spacy.blank("en").add_pipe("dmv_parser", config={"max_iter": 2, "patience": 1})
-    with pytest.raises(ValueError, match="initialize: the predicted Doc .* has no POS.*fit\\(docs\\)"):
+    with pytest.raises(ValueError, match="initialize: the predicted document .* has no POS.*fit\\(docs\\)"):
         pipe2.initialize(lambda: untagged)
     assert pipe2.model is None
 

@@ -102,10 +102,11 @@ def train_epoch(parser: TransitionParser, tdocs: List, update: str, beam: int, e
     return totals
 
 
-def predict(parser: TransitionParser, ddocs: List, gold: List[DocRecord], beam: int) -> Tuple[List[DocRecord], float]:
+def predict(parser: TransitionParser, ddocs: List, gold: List[DocRecord], beam: int,
+            sb_bias: float = 0.0) -> Tuple[List[DocRecord], float]:
     """The parses of `ddocs` as records beside `gold`, and the parse's CPU seconds."""
     t0 = time.process_time()
-    parses = parser.parse(ddocs, beam_width=beam)
+    parses = parser.parse(ddocs, beam_width=beam, sb_bias=sb_bias)
     parse_s = time.process_time() - t0
     return [dataclasses.replace(g, heads=[int(h) for h in p.heads],
                                 deps=[parser.labels.decode(int(lab)) for lab in p.labels],
