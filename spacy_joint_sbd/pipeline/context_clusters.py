@@ -59,8 +59,8 @@ class ContextClusters:
     def fit(cls, docs: Iterable[Doc], ks: Sequence[int], seed: int = 0, iters: int = 12,
             max_points: Optional[int] = 200_000) -> "ContextClusters":
         """k-means centroids (one set per k in `ks`) of the vectors in the docs' `tensor`: the i-th
-        set from `seed + i`, on at most `max_points` vectors drawn with that seed. Only the sample is
-        copied; the docs' vectors are never stacked whole."""
+        set from `seed + i`, on at most `max_points` vectors drawn with that seed. With more vectors
+        than that, only the sample is copied: the docs' vectors are never stacked whole."""
         ks = list(ks)
         if not ks or not all(isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= MAX_CLUSTERS for k in ks):
             raise ValueError(f"ContextClusters.fit: ks must be positive ints, got {ks!r}")

@@ -112,6 +112,8 @@ def jackknife(data: Sequence[Tuple[numpy.ndarray, Sequence[str]]], *, folds: int
         learn = [True] * len(data)
     elif len(learn) != len(data):
         raise ValueError(f"learn has {len(learn)} flags for {len(data)} documents")
+    if not any(learn):
+        raise ValueError("jackknife: no document to learn from (every learn flag is False)")
     labels = sorted({t for (_, tags), ok in zip(data, learn) if ok for t in tags})
     out: List[Optional[List[str]]] = [None] * len(data)
     for k in range(folds):

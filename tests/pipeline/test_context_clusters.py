@@ -159,9 +159,10 @@ def test_assignment_and_kmeans_do_not_depend_on_the_block_size(monkeypatch):
     assert kmeans(clean, 20, seed=1).tobytes() == big.tobytes()
 
 
-def test_fit_never_stacks_the_vectors_and_gets_the_stacked_result(tok2vec_nlp, sample_examples):
-    """fit hands kmeans the docs' vectors one array per doc: the centroids are bit for bit those of
-    k-means on the stacked vectors, with and without a sample cap."""
+def test_fit_on_per_doc_vectors_gets_the_stacked_result(tok2vec_nlp, sample_examples):
+    """fit hands kmeans the docs' vectors one array per doc (stacked only in the sample when capped):
+    the centroids are bit for bit those of k-means on the stacked vectors, with and without a cap;
+    a list of lists is one array, not parts; bad parts and caps are refused."""
     _, examples = sample_examples
     docs = [tok2vec_nlp(Doc(tok2vec_nlp.vocab, words=[t.text for t in eg.reference])) for eg in examples[:6]]
     x = numpy.concatenate([d.tensor for d in docs])
@@ -171,6 +172,13 @@ def test_fit_never_stacks_the_vectors_and_gets_the_stacked_result(tok2vec_nlp, s
                    for i, (c, k) in enumerate(zip(fitted.centroids, [4, 16])))
     parts = [d.tensor for d in docs]
     assert kmeans(parts, 8, seed=1, max_points=150).tobytes() == kmeans(x, 8, seed=1, max_points=150).tobytes()
+    assert kmeans([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], 2).shape == (2, 2)
+    for bad in ([], [numpy.zeros((3, 2)), numpy.zeros((3, 4))], [numpy.zeros((3, 0))]):
+        with pytest.raises(ValueError, match="kmeans: need"):
+            kmeans(bad, 2)
+    for cap in (0, -1, 2.5):
+        with pytest.raises(ValueError, match="max_points"):
+            kmeans(x, 2, max_points=cap)
     odd = Doc(tok2vec_nlp.vocab, words=["odd", "width"], spaces=[True, False])
     odd.tensor = numpy.zeros((2, 5), dtype=numpy.float32)
     with pytest.raises(ValueError, match="differ in width: document 'odd width' has width 5"):
@@ -189,4 +197,3 @@ def test_has_vectors_and_doc_name(tok2vec_nlp):
     assert doc_name(bare) == "document 'answers-0042'"
     with pytest.raises(ValueError, match="document 'answers-0042': no token vectors"):
         ContextClusters([numpy.ones((2, 4))]).columns(bare)
-

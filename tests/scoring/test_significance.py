@@ -2,7 +2,8 @@ import random
 
 import pytest
 
-from spacy_joint_sbd.significance import bootstrap_greater, doc_scores, marks, paired, wilcoxon_greater
+from spacy_joint_sbd.significance import (bootstrap_corpus_greater, bootstrap_greater, corpus_score, doc_scores, marks,
+                                          paired, wilcoxon_greater)
 
 
 def metrics(las_per_doc):
@@ -34,3 +35,25 @@ def test_sentence_f1_per_document_and_mismatch():
     assert s["d0"] == pytest.approx(0.7) and s["d1"] == pytest.approx(0.8)
     with pytest.raises(ValueError, match="same documents"):
         paired(metrics([1, 2]), metrics([1]), "las")
+
+
+def test_corpus_bootstrap_tests_the_corpus_score_not_the_mean_of_documents():
+    """A system better on many short documents but worse on one long one has the better mean of
+    per-document LAS and the worse corpus LAS: the corpus-level bootstrap follows the corpus score."""
+    def docs(las_short, las_long):
+        short = [{"doc_id": f"s{i}", "tokens": 10, "las": las_short, "uas": las_short, "sb_tp": 1, "sb_pred": 1,
+                  "sb_gold": 1} for i in range(30)]
+        return {"per_doc": short + [{"doc_id": "long", "tokens": 3000, "las": las_long, "uas": las_long,
+                                     "sb_tp": 1, "sb_pred": 1, "sb_gold": 1}]}
+
+    a, b = docs(9, 2000), docs(8, 2400)
+    xs, ys = paired(a, b, "las")
+    assert sum(xs) > sum(ys)  # A wins the per-document mean...
+    assert corpus_score(a["per_doc"], "las") < corpus_score(b["per_doc"], "las")  # ...and loses the corpus
+    assert bootstrap_corpus_greater(a, b, "las", samples=500) > 0.5
+    assert bootstrap_corpus_greater(b, a, "las", samples=500) < 0.5
+    assert corpus_score(a["per_doc"], "sents_f") == 1.0
+    with pytest.raises(ValueError, match="same"):
+        bootstrap_corpus_greater(a, {"per_doc": a["per_doc"][:3]}, "las")
+    with pytest.raises(ValueError, match="measure"):
+        corpus_score(a["per_doc"], "f1")

@@ -54,6 +54,8 @@ def test_jackknife_learns_only_from_flagged_documents(data):
     assert "_" not in {t for tags in jk for t in tags}
     with pytest.raises(ValueError, match="flags"):
         jackknife(list(data), folds=4, learn=[True])
+    with pytest.raises(ValueError, match="no document to learn from"):
+        jackknife(list(data), folds=4, learn=[False] * len(data))
 
 
 def test_tag_doc_checks_its_arguments():

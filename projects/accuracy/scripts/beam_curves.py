@@ -46,7 +46,7 @@ def load_split(ud: Path, treebank: str, split: str, variant: str) -> List[DocRec
 
 def tag_records(train: List[DocRecord], evals: Dict[str, List[DocRecord]], folds: int = 10, jackknifed: bool = True,
                 epochs: int = 6) -> Tuple[List[DocRecord], Dict[str, List[DocRecord]], Dict[str, float]]:
-    """Replace gold XPOS by the perceptron tagger's: training documents get 10-fold jackknifed tags
+    """Replace gold XPOS by the perceptron tagger's: training documents get `folds`-fold jackknifed tags
     (or, with `jackknifed=False`, the tags of a tagger trained on them: better than at test time),
     the evaluation sets tags of a tagger trained on every training document. Documents without
     gold XPOS (ATIS) are tagged, never learnt from. Returns the tag accuracy of each set too."""
@@ -241,6 +241,8 @@ def parse_runs(ap: argparse.ArgumentParser, text: str) -> List[Tuple[str, str, i
 
 def load(args: argparse.Namespace) -> Tuple[List[DocRecord], List[DocRecord], List[DocRecord], Dict]:
     """(train, tagged dev, gold dev, meta) of the data options, `--limit` applied."""
+    if args.limit < 0 or args.epochs < 1:
+        raise SystemExit("--limit must be >= 0 and --epochs >= 1")
     args.out.mkdir(parents=True, exist_ok=True)
     train, dev, gold, tag_acc = tagged_data(args.ud, args.treebank, args.train_split, args.dev_split, args.variant, 10)
     if args.limit:
