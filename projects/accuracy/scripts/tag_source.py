@@ -10,24 +10,20 @@ accuracies) and tag_source.md.
 """
 import argparse
 import dataclasses
-from pathlib import Path
 
 import spacy
 from spacy.tokens import Doc
 
 from beam_curves import add_data_args, load, load_split, parse_runs, run
-from spacy_joint_sbd.pipeline.context_clusters import ContextClusters
+from context_features import add_ks_arg, fit_clusters, parse_ks
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_data_args(ap, runs="greedy:pa:1", epochs=12, patience=100)
-    ap.add_argument("--ks", default="16,64,256,1024,4096", help="k-means granularities, comma-separated")
+    add_ks_arg(ap)
     args = ap.parse_args()
-    try:
-        ks = [int(k) for k in args.ks.split(",")]
-    except ValueError:
-        ap.error("--ks must be ints separated by commas")
+    ks = parse_ks(ap, args.ks)
     update, learner, beam = parse_runs(ap, args.runs)[0]
     train_jk, dev_jk, gold, meta = load(args)  # gold: the dev records with their gold tags
     try:
@@ -50,7 +46,7 @@ def main() -> None:
     meta["tag_accuracy_sm"] = {"train": acc(gold_train, tdocs), "dev": acc(gold, ddocs)}
     meta["vectors"] = f"en_core_web_sm {nlp.meta['version']} tok2vec"
     print(f"XPOS: perceptron {meta['tag_accuracy']}, en_core_web_sm {meta['tag_accuracy_sm']}")
-    ctx = ContextClusters.fit(tdocs, [min(k, sum(map(len, tdocs))) for k in ks])
+    ctx = fit_clusters(tdocs, ks)
     extra = (ctx.names, [ctx.columns(d) for d in tdocs], [ctx.columns(d) for d in ddocs])
     sm_train = [dataclasses.replace(r, xpos=[t.tag_ for t in d]) for r, d in zip(train_jk, tdocs)]
     sm_dev = [dataclasses.replace(r, xpos=[t.tag_ for t in d]) for r, d in zip(gold, ddocs)]
