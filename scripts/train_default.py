@@ -15,7 +15,8 @@ is chosen on dev, once for punctuated text and once for text without punctuation
 Contextual features (`--context-clusters`, on by default): the pipeline starts with the tok2vec of
 a pretrained spaCy pipeline (`--tok2vec`, en_core_web_sm 3.8: a CNN trained on OntoNotes, MIT),
 copied in and frozen; the parser reads k-means clusters of its token vectors (`joint_sbd_parser`'s
-`context_clusters`). Frozen and never trained on our treebanks, it gives training documents
+`context_clusters`), and so does the tagger (the same clusters, so its jackknifed training tags
+use them too). Frozen and never trained on our treebanks, the tok2vec gives training documents
 vectors of the same quality as new text. `--context-clusters ""` trains without it.
 
     python scripts/train_default.py corpus/en_ewt/train.spacy corpus/en_gum/train.spacy \
@@ -121,10 +122,31 @@ def main() -> None:
     by_variant = {v: variant_docs(vocab, gold, v) for v in VARIANTS}
     print(f"{len(gold)} training documents, {sum(len(d) for d in gold)} tokens (plain), {len(VARIANTS)} variants")
 
+    items = [(v, i) for v in VARIANTS for i, d in enumerate(by_variant[v]) if d is not None]
+    parser_cfg = {"beam_width": args.beam, "update": args.update, "learner": args.learner, "context_clusters": context}
+    if source is not None:
+        nlp.add_pipe("tok2vec", source=source)
+        t0 = time.time()
+        tok2vec = nlp.get_pipe("tok2vec")
+        for v, i in tqdm(items, desc="tok2vec (frozen) over the training documents", leave=False):
+            tok2vec(by_variant[v][i])  # sets Doc.tensor
+        print(f"contextual features: {args.tok2vec} tok2vec over {len(items)} documents ({time.time() - t0:.0f} s)")
+    nlp.add_pipe("perceptron_tagger", config={"context_clusters": context})
+    nlp.add_pipe("joint_sbd_parser", config=parser_cfg)
+    deps = sorted({t.dep_ for d in gold for t in d if t.dep_})
+    parser = nlp.get_pipe("joint_sbd_parser")
+    t0 = time.time()
+    # the labels are given; the documents only feed the context clusters (k-means of their vectors),
+    # which the tagger reads too
+    parser.initialize(lambda: [Example(by_variant[v][i], by_variant[v][i]) for v, i in (items if context else items[:10])],
+                      nlp=nlp, labels=deps)
+    clusters = parser.clusters
+    if context:
+        print(f"context clusters {context} fitted ({time.time() - t0:.0f} s)")
+
     # Tagger: jackknifed tags for the parser's training, a tagger on everything for prediction.
     t0 = time.time()
-    items = [(v, i) for v in VARIANTS for i, d in enumerate(by_variant[v]) if d is not None]
-    data = [(encode_doc(by_variant[v][i]), [t.tag_ for t in by_variant[v][i]]) for v, i in items]
+    data = [(encode_doc(by_variant[v][i], clusters), [t.tag_ for t in by_variant[v][i]]) for v, i in items]
     # all variants of one document share a fold: deal documents, not items, into folds
     folds = args.folds
     fold_of = [i % folds for _, i in items]
@@ -144,28 +166,15 @@ def main() -> None:
                           seed=args.seed)
     print(f"tagger: jackknifed training-tag accuracy {jk_acc:.2%} ({folds} folds, {time.time() - t0:.0f} s)")
 
-    # Parser examples: each document in each variant, predicted side = tokens + jackknifed tags.
-    examples = {item: Example(tokens_with_tags(vocab, by_variant[item[0]][item[1]], jk_tags[item]),
-                              by_variant[item[0]][item[1]]) for item in items}
-    parser_cfg = {"beam_width": args.beam, "update": args.update, "learner": args.learner, "context_clusters": context}
-    if source is not None:
-        nlp.add_pipe("tok2vec", source=source)
-        t0 = time.time()
-        tok2vec = nlp.get_pipe("tok2vec")
-        for eg in tqdm(examples.values(), desc="tok2vec (frozen) over the training documents", leave=False):
-            tok2vec(eg.predicted)  # sets eg.predicted.tensor
-        print(f"contextual features: {args.tok2vec} tok2vec over {len(examples)} documents ({time.time() - t0:.0f} s)")
-    nlp.add_pipe("perceptron_tagger")
-    nlp.add_pipe("joint_sbd_parser", config=parser_cfg)
-    nlp.get_pipe("perceptron_tagger").use_tagger(tagger)
-    deps = sorted({t.dep_ for d in gold for t in d if t.dep_})
-    parser = nlp.get_pipe("joint_sbd_parser")
-    t0 = time.time()
-    # the labels are given; the examples only feed the context clusters (k-means of their vectors)
-    parser.initialize(lambda: list(examples.values()) if context else list(examples.values())[:10], nlp=nlp,
-                      labels=[d for d in deps])
-    if context:
-        print(f"context clusters {context} fitted ({time.time() - t0:.0f} s)")
+    # Parser examples: each document in each variant, predicted side = tokens + jackknifed tags
+    # (+ the frozen tok2vec's vectors of the same tokens).
+    examples = {}
+    for v, i in items:
+        predicted = tokens_with_tags(vocab, by_variant[v][i], jk_tags[(v, i)])
+        if source is not None:
+            predicted.tensor = by_variant[v][i].tensor
+        examples[(v, i)] = Example(predicted, by_variant[v][i])
+    nlp.get_pipe("perceptron_tagger").use_tagger(tagger, clusters)
 
     dev_gold = load_gold_docs(args.dev, vocab)
     dev = {}
@@ -215,7 +224,7 @@ def main() -> None:
     final = spacy.blank("en", vocab=vocab)
     if source is not None:
         final.add_pipe("tok2vec", source=source)
-    final.add_pipe("perceptron_tagger").use_tagger(tagger)
+    final.add_pipe("perceptron_tagger", config={"context_clusters": context}).use_tagger(tagger, clusters)
     final.add_pipe("joint_sbd_parser", config={**parser_cfg, **chosen})
     final.get_pipe("joint_sbd_parser").from_bytes(best_bytes)
     nlp = final

@@ -14,6 +14,8 @@ training documents, see the jackknifing of tags). The centroids are fitted on th
 documents' vectors (no labels involved) and saved with the model.
 """
 import base64
+import hashlib
+import weakref
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 import numpy
@@ -25,6 +27,9 @@ from ..learn.kmeans import CentroidTable, kmeans, nearest_in_sets
 PREFIX = "CTX"
 MAX_CLUSTERS = 1 << 16
 """The largest granularity accepted (the centroids are saved in the component's cfg)."""
+_columns_cache: Dict = {}
+"""(centroid fingerprint, id(tensor)) → (weak reference to the tensor, uint32 columns); an entry
+leaves when its tensor is freed (see `ContextClusters.columns`)."""
 
 
 class ContextClusters:
@@ -45,6 +50,12 @@ class ContextClusters:
         self.width = int(centroids[0].shape[1])
         self._table = CentroidTable(centroids)
         """All sets stacked with their norms, for one matrix product per Doc in `columns`."""
+        digest = hashlib.blake2b(digest_size=16)
+        for c in centroids:
+            digest.update(numpy.asarray(c.shape, dtype=numpy.int64).tobytes())
+            digest.update(c.tobytes())
+        self.fingerprint: bytes = digest.digest()
+        """Identifies the centroids: two components with the same clusters share `columns`' cache."""
 
     @property
     def ks(self) -> List[int]:
@@ -70,15 +81,30 @@ class ContextClusters:
         return cls([kmeans(vectors, k, iters=iters, seed=seed + i, max_points=max_points) for i, k in enumerate(ks)])
 
     def columns(self, doc: Doc) -> numpy.ndarray:
-        """(len(doc), number of sets) uint64 cluster ids + 1 of the Doc's token vectors."""
+        """(len(doc), number of sets) uint64 cluster ids + 1 of the Doc's token vectors.
+
+        The tagger and the parser of one pipeline usually hold the same clusters: the result is
+        remembered for as long as the Doc's tensor object lives (weakly referenced, so nothing is
+        kept alive), and the second component reads the first one's columns instead of comparing
+        every vector with every centroid again. A new tensor (a tok2vec run again) is a new entry."""
         if len(doc) == 0:
             return numpy.zeros((0, len(self.centroids)), dtype=numpy.uint64)
+        tensor = doc.tensor
+        key = (self.fingerprint, id(tensor))
+        hit = _columns_cache.get(key)
+        if hit is not None and hit[0]() is tensor and len(hit[1]) == len(doc):
+            return hit[1].astype(numpy.uint64)
         x = doc_vectors(doc)
         if x.shape[1] != self.width:
             raise ValueError(f"{doc_name(doc)}: Doc.tensor has width {x.shape[1]}, but the "
                              f"context clusters were fitted on width {self.width} (another tok2vec?)")
         out = nearest_in_sets(x, self._table).astype(numpy.uint64)
         out += 1
+        try:
+            ref = weakref.ref(tensor, lambda _, key=key: _columns_cache.pop(key, None))
+        except TypeError:  # an array type without weak references: no cache
+            return out
+        _columns_cache[key] = (ref, out.astype(numpy.uint32))
         return out
 
     def to_dict(self) -> Dict:
@@ -105,6 +131,21 @@ def has_vectors(doc: Doc) -> bool:
     on docs without. False for an empty Doc."""
     t = doc.tensor
     return len(doc) > 0 and t.ndim == 2 and t.shape[0] == len(doc) and t.shape[1] > 0
+
+
+def with_tensor(doc: Doc, nlp, before: str) -> Doc:
+    """`doc` if it has token vectors, else a copy run through the components of `nlp` before the
+    one named `before` (e.g. a sourced tok2vec): how a component's `initialize` gets vectors for
+    fitting its clusters from examples whose predicted docs have none."""
+    if len(doc) == 0 or has_vectors(doc):
+        return doc
+    if nlp is not None:
+        doc = doc.copy()
+        for name, proc in nlp.components:  # disabled (e.g. frozen) components included
+            if name == before:
+                break
+            doc = proc(doc)
+    return doc  # still without vectors: ContextClusters names the document
 
 
 def doc_vectors(doc: Doc) -> numpy.ndarray:

@@ -23,7 +23,7 @@ from thinc.api import Config, Model
 from ..corpus.docs import doc_name
 from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
-from .context_clusters import MAX_CLUSTERS, ContextClusters, has_vectors
+from .context_clusters import MAX_CLUSTERS, ContextClusters, with_tensor
 from .doc_encoding import UnusableExample, check_attrs, engine_doc, expand_parse, gold_engine_doc, set_parse
 
 DEFAULT_MODEL_CONFIG = """
@@ -214,6 +214,12 @@ class JointSBDParser(TrainablePipe):
             raise ValueError(f"[{self.name}] is not initialized: call nlp.initialize() or load a trained pipeline")
         return self._parser
 
+    @property
+    def clusters(self) -> Optional[ContextClusters]:
+        """The fitted contextual clusters (None without `context_clusters`): a tagger before this
+        component may read the same ones (`perceptron_tagger.use_tagger(tagger, clusters)`)."""
+        return self._context
+
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[List[str]] = None) -> None:
         """Collect the dependency labels from the examples' gold trees and create the weights.
@@ -231,24 +237,12 @@ class JointSBDParser(TrainablePipe):
         self._context = None
         self.cfg["context"] = None
         if self.cfg["context_clusters"]:
-            docs = (self._with_tensor(eg.predicted, nlp) for eg in get_examples())
+            docs = (with_tensor(eg.predicted, nlp, self.name) for eg in get_examples())
             self._context = ContextClusters.fit((d for d in docs if len(d)), self.cfg["context_clusters"])
             self.cfg["context"] = self._context.to_dict()
         self._parser = self._build_parser()
         self._bind()
         self._trained = False
-
-    def _with_tensor(self, doc: Doc, nlp: Optional[Language]) -> Doc:
-        """`doc` if it has token vectors, else a copy run through the components before this one."""
-        if len(doc) == 0 or has_vectors(doc):
-            return doc
-        if nlp is not None:
-            doc = doc.copy()
-            for name, proc in nlp.components:  # disabled (e.g. frozen) components included
-                if name == self.name:
-                    break
-                doc = proc(doc)
-        return doc  # still without vectors: ContextClusters names the document
 
     # ------------------------------------------------------------------------ prediction
     def predict(self, docs: Iterable[Doc]) -> List[Parse]:

@@ -6,6 +6,10 @@ epoch on EWT, and is cheap enough to jackknife (`tagger.jackknife`), which is ho
 model's parser gets training tags as good as the ones it sees at prediction time. The weights
 live in a `spacy_joint_sbd.HashedPerceptron.v1` Thinc model (param `W`, nO = number of tags);
 what is saved is the averaged table.
+
+With `context_clusters` (e.g. [16, 64, 256, 1024, 4096]) the tagger also reads k-means cluster ids
+of the token vectors a frozen tok2vec before it leaves in `Doc.tensor` (`pipeline.context_clusters`,
+the same contextual features as the parser's): +1.0 XPOS on EWT dev, +1.4 on star text.
 """
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
@@ -21,6 +25,8 @@ from thinc.api import Config, Model
 
 from ..tagger import PerceptronTagger, encode_doc
 from ..tagger.greedy import tag_doc
+from ..tagger.model import MAX_CONTEXT
+from .context_clusters import MAX_CLUSTERS, ContextClusters, with_tensor
 
 DEFAULT_TAGGER_MODEL = Config().from_str("""
 [model]
@@ -32,24 +38,35 @@ n_rows = 131072
 @Language.factory(
     "perceptron_tagger",
     assigns=["token.tag"],
-    default_config={"model": DEFAULT_TAGGER_MODEL, "scorer": {"@scorers": "spacy.tagger_scorer.v1"}},
+    default_config={"model": DEFAULT_TAGGER_MODEL, "scorer": {"@scorers": "spacy.tagger_scorer.v1"},
+                    "context_clusters": []},
     default_score_weights={"tag_acc": 1.0},
 )
-def make_perceptron_tagger(nlp: Language, name: str, model: Model, scorer: Optional[Callable]) -> "PerceptronTaggerPipe":
-    return PerceptronTaggerPipe(nlp.vocab, model, name, scorer=scorer)
+def make_perceptron_tagger(nlp: Language, name: str, model: Model, scorer: Optional[Callable],
+                           context_clusters: List[int]) -> "PerceptronTaggerPipe":
+    """context_clusters: k-means granularities of the token vectors of a tok2vec before this
+    component, read as extra features (`pipeline.context_clusters`); [] = words only."""
+    return PerceptronTaggerPipe(nlp.vocab, model, name, scorer=scorer, context_clusters=context_clusters)
 
 
 class PerceptronTaggerPipe(TrainablePipe):
     """Greedy left-to-right tagging with a hashed averaged perceptron (Collins 2002)."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "perceptron_tagger", *,
-                 scorer: Optional[Callable] = None):
+                 scorer: Optional[Callable] = None, context_clusters: Optional[Sequence[int]] = None):
         self.vocab = vocab
         self.model = model
         self.name = name
         self.scorer = scorer
-        self.cfg: Dict = {"labels": []}
+        ks = list(context_clusters or [])
+        if len(ks) > MAX_CONTEXT or not all(isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= MAX_CLUSTERS
+                                            for k in ks):
+            raise ValueError(f"[{name}] context_clusters must be a list of at most {MAX_CONTEXT} ints in "
+                             f"1..{MAX_CLUSTERS}, got {context_clusters!r}")
+        self.cfg: Dict = {"labels": [], "context_clusters": ks, "context": None}
         self._tagger: Optional[PerceptronTagger] = None
+        self._context: Optional[ContextClusters] = None
+        """The fitted contextual clusters (`cfg["context"]` is their saved form), None if off."""
 
     @property
     def labels(self) -> tuple:
@@ -61,8 +78,14 @@ class PerceptronTaggerPipe(TrainablePipe):
             raise ValueError(f"[{self.name}] has no labels: call initialize() or load a trained pipeline")
         return self._tagger
 
+    @property
+    def clusters(self) -> Optional[ContextClusters]:
+        """The contextual clusters the tagger reads (None: words only)."""
+        return self._context
+
     def _build(self, W: Optional[numpy.ndarray] = None) -> None:
-        self._tagger = PerceptronTagger(self.cfg["labels"], self.model.attrs["n_rows"])
+        n_context = 0 if self._context is None else len(self._context.ks)
+        self._tagger = PerceptronTagger(self.cfg["labels"], self.model.attrs["n_rows"], n_context=n_context)
         if W is not None:
             self._tagger.set_params({"W": W})
 
@@ -73,16 +96,33 @@ class PerceptronTaggerPipe(TrainablePipe):
         if not labels:
             raise ValueError(f"[{self.name}] no tags in the training examples and no labels given")
         self.cfg["labels"] = list(labels)
+        ks = self.cfg["context_clusters"]
+        self._set_context(None)
+        if ks:
+            docs = (with_tensor(eg.predicted, nlp, self.name) for eg in get_examples())
+            self._set_context(ContextClusters.fit((d for d in docs if len(d)), ks))
         self._build()
 
-    def use_tagger(self, tagger: PerceptronTagger) -> None:
-        """Adopt a tagger trained outside the pipeline (e.g. by `tagger.train_tagger`)."""
+    def use_tagger(self, tagger: PerceptronTagger, context: Optional[ContextClusters] = None) -> None:
+        """Adopt a tagger trained outside the pipeline (e.g. by `tagger.train_tagger`) on
+        `encode_doc(doc, context)` attributes: `context` is required exactly when it reads
+        context columns, and must have as many sets as it reads."""
+        n = 0 if context is None else len(context.ks)
+        if tagger.n_context != n:
+            raise ValueError(f"[{self.name}] the tagger reads {tagger.n_context} context columns, but "
+                             f"{'no' if context is None else n} context clusters were given")
         self.cfg["labels"] = list(tagger.labels)
+        self._set_context(context)
         self._tagger = tagger
+
+    def _set_context(self, context: Optional[ContextClusters]) -> None:
+        self._context = context
+        self.cfg["context"] = None if context is None else context.to_dict()
+        self.cfg["context_clusters"] = [] if context is None else context.ks
 
     def predict(self, docs: Iterable[Doc]) -> List[List[str]]:
         tagger = self.tagger
-        return [tagger.predict(encode_doc(doc)) if len(doc) else [] for doc in docs]
+        return [tagger.predict(encode_doc(doc, self._context)) if len(doc) else [] for doc in docs]
 
     def set_annotations(self, docs: Iterable[Doc], tags: List[List[str]]) -> None:
         for doc, doc_tags in zip(docs, tags):
@@ -105,7 +145,8 @@ class PerceptronTaggerPipe(TrainablePipe):
             gold = eg.get_aligned("TAG", as_string=True)
             if any(not t for t in gold):
                 continue  # a token without a gold tag (unaligned): skip the document
-            _, errors = tag_doc(tagger.weights, encode_doc(eg.predicted), tagger.gold_ids(gold), train=True)
+            attrs = tagger.check_attrs(encode_doc(eg.predicted, self._context))
+            _, errors = tag_doc(tagger.weights, attrs, tagger.gold_ids(gold), train=True)
             losses[self.name] += errors
         return losses
 
@@ -165,9 +206,17 @@ class PerceptronTaggerPipe(TrainablePipe):
             self.model.set_dim("nO", len(labels))
         elif self.model.get_dim("nO") != len(labels):
             raise ValueError(f"[{self.name}] the model has {self.model.get_dim('nO')} classes, the cfg {len(labels)} labels")
+        saved = cfg.get("context")
+        try:
+            context = None if saved is None else ContextClusters.from_dict(saved)
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] truncated or foreign cfg (context: {e})") from None
+        if context is not None and len(context.ks) > MAX_CONTEXT:
+            raise ValueError(f"[{self.name}] truncated or foreign cfg ({len(context.ks)} context sets, at most {MAX_CONTEXT})")
         load()
         W = self.model.get_param("W")
         if W.shape != (self.model.attrs["n_rows"], len(labels)):
             raise ValueError(f"[{self.name}] weights of shape {W.shape} do not fit {len(labels)} labels")
-        self.cfg = {"labels": list(labels)}
+        self.cfg = {"labels": list(labels), "context_clusters": [], "context": None}
+        self._set_context(context)
         self._build(W)

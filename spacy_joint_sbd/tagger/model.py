@@ -16,18 +16,25 @@ from ..learn import HashedWeights, hash_string
 from .greedy import tag_doc
 
 DEFAULT_N_ROWS = 1 << 17
+N_WORD_COLS = 6
+MAX_CONTEXT = 8
 _COLS = [LOWER, PREFIX, SUFFIX, SHAPE]
 
 
-def encode_doc(doc: Doc) -> numpy.ndarray:
-    """(len(doc), 6) uint64 attributes the tagger reads: LOWER, PREFIX, SUFFIX, SHAPE (spaCy's ids)
-    and hashes of the lower-cased 2- and 4-character suffixes."""
+def encode_doc(doc: Doc, context=None) -> numpy.ndarray:
+    """(len(doc), 6 + c) uint64 attributes the tagger reads: LOWER, PREFIX, SUFFIX, SHAPE (spaCy's
+    ids) and hashes of the lower-cased 2- and 4-character suffixes; then, with `context` (a
+    `pipeline.context_clusters.ContextClusters`, or anything whose `columns(doc)` gives (n, c)
+    uint64 ids), its c cluster columns of the Doc's token vectors."""
     n = len(doc)
-    out = numpy.zeros((n, 6), dtype=numpy.uint64)
+    c = 0 if context is None else len(context.ks)
+    out = numpy.zeros((n, N_WORD_COLS + c), dtype=numpy.uint64)
     if n == 0:
         return out
     out[:, :4] = doc.to_array(_COLS).reshape((n, 4)).astype(numpy.uint64)
-    out[:, 4:] = [_suffixes(t.lower_) for t in doc]
+    out[:, 4:6] = [_suffixes(t.lower_) for t in doc]
+    if c:
+        out[:, N_WORD_COLS:] = context.columns(doc)
     return out
 
 
@@ -44,15 +51,19 @@ def _suffixes(lower: str) -> Tuple[int, int]:
 
 
 class PerceptronTagger:
-    """Tags (any string labels) for token-attribute arrays from `encode_doc`."""
+    """Tags (any string labels) for token-attribute arrays from `encode_doc`, with `n_context`
+    context columns (0: words only)."""
 
-    def __init__(self, labels: Sequence[str], n_rows: int = DEFAULT_N_ROWS):
+    def __init__(self, labels: Sequence[str], n_rows: int = DEFAULT_N_ROWS, n_context: int = 0):
         labels = list(labels)
         if not labels or len(set(labels)) != len(labels) or not all(isinstance(x, str) and x for x in labels):
             raise ValueError(f"labels must be distinct non-empty strings, got {labels[:10]}")
         if not isinstance(n_rows, int) or n_rows < 1:
             raise ValueError(f"n_rows must be a positive int, got {n_rows!r}")
+        if not isinstance(n_context, int) or isinstance(n_context, bool) or not 0 <= n_context <= MAX_CONTEXT:
+            raise ValueError(f"n_context must be an int in [0, {MAX_CONTEXT}], got {n_context!r}")
         self.labels: List[str] = labels
+        self.n_context = n_context
         self.label_ids = {x: i for i, x in enumerate(labels)}
         self.weights = HashedWeights(n_rows, len(labels))
 
@@ -63,8 +74,19 @@ class PerceptronTagger:
         except KeyError as e:
             raise ValueError(f"tag {e.args[0]!r} is not among the tagger's {len(self.labels)} labels") from None
 
+    def check_attrs(self, attrs: numpy.ndarray) -> numpy.ndarray:
+        """`attrs` if it has this tagger's 6 + n_context columns, else a ValueError saying which."""
+        a = numpy.asarray(attrs)
+        width = N_WORD_COLS + self.n_context
+        if a.ndim != 2 or a.shape[1] != width:
+            raise ValueError(f"the tagger reads (n, {width}) attributes ({self.n_context} context columns), got "
+                             f"shape {a.shape}: encode_doc(doc, context) with the clusters it was trained with")
+        return a
+
     def train_epoch(self, data: Sequence[Tuple[numpy.ndarray, numpy.ndarray]], seed: int = 0) -> float:
         """One pass over (attrs, gold ids) documents in a seeded random order → training accuracy."""
+        for attrs, _ in data:
+            self.check_attrs(attrs)
         order = list(range(len(data)))
         random.Random(seed).shuffle(order)
         errors = total = 0
@@ -76,7 +98,7 @@ class PerceptronTagger:
         return 1.0 - errors / max(total, 1)
 
     def predict(self, attrs: numpy.ndarray) -> List[str]:
-        ids, _ = tag_doc(self.weights, attrs)
+        ids, _ = tag_doc(self.weights, self.check_attrs(attrs))
         return [self.labels[i] for i in ids.tolist()]
 
     def get_params(self) -> Dict[str, numpy.ndarray]:
@@ -90,11 +112,18 @@ class PerceptronTagger:
 def train_tagger(data: Sequence[Tuple[numpy.ndarray, Sequence[str]]], *, epochs: int = 5,
                  n_rows: int = DEFAULT_N_ROWS, labels: Optional[Sequence[str]] = None,
                  seed: int = 0) -> PerceptronTagger:
-    """A tagger trained on (attrs, gold tags) documents for `epochs` passes."""
+    """A tagger trained on (attrs, gold tags) documents for `epochs` passes; it reads as many
+    context columns as the documents' attrs have beyond the 6 word columns."""
     if epochs < 1:
         raise ValueError(f"epochs must be ≥ 1, got {epochs}")
+    if not data:
+        raise ValueError("train_tagger: no documents")
+    widths = {numpy.shape(attrs)[1] if numpy.ndim(attrs) == 2 else -1 for attrs, _ in data}
+    if len(widths) != 1 or not N_WORD_COLS <= min(widths) <= N_WORD_COLS + MAX_CONTEXT:
+        raise ValueError(f"train_tagger: attrs must all have shape (n, 6 + c), c ≤ {MAX_CONTEXT}; "
+                         f"got widths {sorted(widths)}")
     labels = sorted({t for _, tags in data for t in tags}) if labels is None else list(labels)
-    tagger = PerceptronTagger(labels, n_rows)
+    tagger = PerceptronTagger(labels, n_rows, n_context=widths.pop() - N_WORD_COLS)
     encoded = [(attrs, tagger.gold_ids(tags)) for attrs, tags in data]
     for epoch in range(epochs):
         tagger.train_epoch(encoded, seed=seed + epoch)

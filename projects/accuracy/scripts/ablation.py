@@ -13,7 +13,9 @@ Rows add one lever at a time to the row above:
   3. + DLaSO PA with beam 8 (the default pipeline's search);
   4. + more training text (every English treebank at hand: EWT, GUM and ATIS train);
   5. + the operating point: the SB bias (`sb_bias`, eager / lazy splitting) chosen on EWT dev in
-     the model's variant (best boundary F1 over BIAS_GRID), as the default pipeline does.
+     the model's variant (best boundary F1 over BIAS_GRID), as the default pipeline does;
+  6. + the tagger reads the same contextual clusters (its jackknifed training tags too), as the
+     default pipeline's tagger does.
 
 Columns keep in-domain and cross-domain apart: EWT plain / star test (EWT-trained), GUM dev*
 (GUM-trained), EWT* -> GUM dev* and EWT -> GUM dev plain (trained without any GUM document; in
@@ -45,13 +47,15 @@ from spacy_joint_sbd.scoring import score_records
 from spacy_joint_sbd.significance import bootstrap_corpus_greater
 from spacy_joint_sbd.transition import DEFAULT_ATTRS, TransitionParser
 
-ROWS = (  # (label, jackknifed tags, context clusters, update, beam, more text, SB bias tuned on EWT dev)
-    ("sparse, greedy PA, self-tagged training", False, False, "greedy", 1, False, False),
-    ("+ jackknifed training tags", True, False, "greedy", 1, False, False),
-    ("+ contextual clusters (en_core_web_sm tok2vec)", True, True, "greedy", 1, False, False),
-    ("+ DLaSO PA, beam 8", True, True, "dlaso", 8, False, False),
-    ("+ more training text", True, True, "dlaso", 8, True, False),
-    ("+ SB bias chosen on EWT dev", True, True, "dlaso", 8, True, True),
+ROWS = (  # (label, jackknifed tags, context clusters, update, beam, more text, SB bias tuned on EWT dev,
+    #        clusters in the tagger)
+    ("sparse, greedy PA, self-tagged training", False, False, "greedy", 1, False, False, False),
+    ("+ jackknifed training tags", True, False, "greedy", 1, False, False, False),
+    ("+ contextual clusters (en_core_web_sm tok2vec)", True, True, "greedy", 1, False, False, False),
+    ("+ DLaSO PA, beam 8", True, True, "dlaso", 8, False, False, False),
+    ("+ more training text", True, True, "dlaso", 8, True, False, False),
+    ("+ SB bias chosen on EWT dev", True, True, "dlaso", 8, True, True, False),
+    ("+ contextual clusters in the tagger", True, True, "dlaso", 8, True, True, True),
 )
 BIAS_GRID = (-0.2, -0.1, 0.0, 0.1, 0.2, 0.3, 0.4)
 TUNING_SET = ("en_ewt", "dev")
@@ -112,13 +116,22 @@ class Data:
             self._splits[key] = recs[: self.limit] if self.limit else recs
         return self._splits[key]
 
-    def tagged(self, spec: ModelSpec, jackknifed: bool):
-        """(tagged train, {eval: tagged}, {eval: gold}, tag accuracy)."""
-        key = (spec.variant, spec.treebanks, jackknifed)
+    def tagged(self, spec: ModelSpec, jackknifed: bool, tagger_ks: Sequence[int] = ()):
+        """(tagged train, {eval: tagged}, {eval: gold}, tag accuracy); with `tagger_ks`, the tagger
+        reads the clusters (those ks) of en_core_web_sm's vectors too."""
+        key = (spec.variant, spec.treebanks, jackknifed, tuple(tagger_ks))
         if key not in self._tags:
             train = [r for tb in spec.treebanks for r in self.split(tb, "train", spec.variant)]
             evals = {f"{tb}/{sp}": self.split(tb, sp, spec.variant) for tb, sp in self._all_evals(spec)}
-            self._tags[key] = (*tag_records(train, evals, jackknifed=jackknifed), evals)
+            columns = None
+            if tagger_ks:  # the clusters the parser fits too (same docs, ks and seeds: the same centroids)
+                tdocs, _ = self.vectors(train, ("train", spec.variant, spec.treebanks))
+                ctx = fit_clusters(tdocs, list(tagger_ks))
+                columns = {"train": [ctx.columns(d) for d in tdocs]}
+                for name in evals:
+                    tb, sp = name.split("/")
+                    columns[name] = [ctx.columns(d) for d in self.vectors(evals[name], ("eval", spec.variant, tb, sp))[0]]
+            self._tags[key] = (*tag_records(train, evals, jackknifed=jackknifed, columns=columns), evals)
         train, tagged, acc, gold = self._tags[key]
         return train, {e: tagged[f"{tb}/{sp}"] for e in spec.evals for tb, sp in [e]}, \
             {e: gold[f"{tb}/{sp}"] for e in spec.evals for tb, sp in [e]}, acc
@@ -141,8 +154,8 @@ class Data:
 
 def train_model(spec: ModelSpec, data: Data, epochs: int, ks: Sequence[int] = KS) -> Dict:
     """Train one model for `epochs` epochs and score it on its evaluation sets after the last."""
-    label, jackknifed, context, update, beam, _, tune = ROWS[spec.row]
-    train, tagged, gold, tag_acc = data.tagged(spec, jackknifed)
+    label, jackknifed, context, update, beam, _, tune, tagger_context = ROWS[spec.row]
+    train, tagged, gold, tag_acc = data.tagged(spec, jackknifed, list(ks) if tagger_context else ())
     extra_names: List[str] = []
     train_cols: Optional[List[numpy.ndarray]] = None
     eval_cols: Dict = {}
@@ -187,7 +200,8 @@ def train_model(spec: ModelSpec, data: Data, epochs: int, ks: Sequence[int] = KS
     return {"key": spec.key, "row": spec.row, "label": label, "variant": spec.variant,
             "treebanks": list(spec.treebanks), "train_docs": len(train), "train_tokens": sum(len(r.words) for r in train),
             "epochs": epochs, "update": update, "beam": beam, "jackknifed": jackknifed,
-            "context": list(ks) if context else None, "tag_accuracy": tag_acc,
+            "context": list(ks) if context else None, "tagger_context": list(ks) if tagger_context else None,
+            "tag_accuracy": tag_acc,
             "train_cpu_s": round(train_s + fit_s, 1), "sb_bias": bias, "bias_tuning_dev_f1": tuning,
             "scores": scores}
 
@@ -256,7 +270,8 @@ def report(out: Path) -> str:
     notes = ["", f"Every model: {any_model['epochs'] if any_model else '?'} epochs, scored after the last (no selection on "
              "these sets; row 5's bias is chosen on EWT dev); gold tokens, predicted tags. ^ / v: better / worse "
              "than the row above on the same documents (paired bootstrap over documents of the corpus-level "
-             f"score, p < {ALPHA}). Row 5 retrains row 4's configuration (deterministic: same data, seeds, order).", "",
+             f"score, p < {ALPHA}). Row 5 retrains row 4's configuration (deterministic: same data, seeds, order); "
+             "row 6 is row 5 with the tagger reading the clusters too.", "",
              "| model | training documents / tokens | XPOS accuracy | train CPU s | context tokens/s (tok2vec + clusters) | SB bias |",
              "|---|---|---|---|---|---|"]
     for key, m in models.items():

