@@ -152,14 +152,11 @@ def main() -> None:
     fold_of = [i % folds for _, i in items]
     # documents without gold XPOS (ATIS) are tagged, never learnt from
     tagged = [all(tags) for _, tags in data]
-    jk_tags: Dict = {}
     labels = sorted({t for (_, tags), ok in zip(data, tagged) if ok for t in tags})
-    for k in tqdm(range(folds), desc="jackknife folds", leave=False):
-        tagger_k = train_tagger([d for d, f, ok in zip(data, fold_of, tagged) if f != k and ok],
-                                epochs=args.tagger_epochs, labels=labels, seed=args.seed)
-        for item, d, f in zip(items, data, fold_of):
-            if f == k:
-                jk_tags[item] = tagger_k.predict(d[0])
+    with tqdm(total=folds, desc="jackknife folds", leave=False) as bar:
+        jk = jackknife(data, folds=folds, epochs=args.tagger_epochs, seed=args.seed, learn=tagged, fold_of=fold_of,
+                       on_fold=lambda _: bar.update())
+    jk_tags: Dict = dict(zip(items, jk))
     correct = sum(p == g for item, d, ok in zip(items, data, tagged) if ok for p, g in zip(jk_tags[item], d[1]))
     jk_acc = correct / sum(len(d[1]) for d, ok in zip(data, tagged) if ok)
     tagger = train_tagger([d for d, ok in zip(data, tagged) if ok], epochs=args.tagger_epochs, labels=labels,

@@ -6,7 +6,7 @@ almost perfectly; `jackknife` tags each fold with a tagger trained on the other 
 (bjorkelund2016 §5 used 10-fold jackknifed MarMoT tags).
 """
 import random
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.attrs import LOWER, PREFIX, SHAPE, SUFFIX
@@ -131,10 +131,13 @@ def train_tagger(data: Sequence[Tuple[numpy.ndarray, Sequence[str]]], *, epochs:
 
 
 def jackknife(data: Sequence[Tuple[numpy.ndarray, Sequence[str]]], *, folds: int = 10, epochs: int = 5,
-              n_rows: int = DEFAULT_N_ROWS, seed: int = 0, learn: Optional[Sequence[bool]] = None) -> List[List[str]]:
+              n_rows: int = DEFAULT_N_ROWS, seed: int = 0, learn: Optional[Sequence[bool]] = None,
+              fold_of: Optional[Sequence[int]] = None,
+              on_fold: Optional[Callable[[int], None]] = None) -> List[List[str]]:
     """Tags for every document, each predicted by a tagger trained on the other folds (documents
-    dealt round-robin into `folds` folds). `learn[i]` False: document i is tagged but never learnt
-    from (e.g. ATIS, which has no gold XPOS)."""
+    dealt round-robin into `folds` folds, or into `fold_of[i]`, e.g. to keep the variants of one
+    text in one fold). `learn[i]` False: document i is tagged but never learnt from (e.g. ATIS,
+    which has no gold XPOS). `on_fold(k)` is called after fold k (a progress bar)."""
     if not 2 <= folds <= len(data):
         raise ValueError(f"folds must be in [2, {len(data)}] for {len(data)} documents, got {folds}")
     if learn is None:
@@ -143,11 +146,20 @@ def jackknife(data: Sequence[Tuple[numpy.ndarray, Sequence[str]]], *, folds: int
         raise ValueError(f"learn has {len(learn)} flags for {len(data)} documents")
     if not any(learn):
         raise ValueError("jackknife: no document to learn from (every learn flag is False)")
+    if fold_of is None:
+        fold_of = [i % folds for i in range(len(data))]
+    elif len(fold_of) != len(data) or not all(isinstance(f, (int, numpy.integer)) and 0 <= f < folds for f in fold_of):
+        raise ValueError(f"fold_of must give each of the {len(data)} documents a fold in [0, {folds})")
     labels = sorted({t for (_, tags), ok in zip(data, learn) if ok for t in tags})
     out: List[Optional[List[str]]] = [None] * len(data)
     for k in range(folds):
-        train = [d for i, (d, ok) in enumerate(zip(data, learn)) if i % folds != k and ok]
+        train = [d for d, f, ok in zip(data, fold_of, learn) if f != k and ok]
+        if not train:
+            raise ValueError(f"jackknife: fold {k} leaves no document to learn from (every learnable document is in it)")
         tagger = train_tagger(train, epochs=epochs, n_rows=n_rows, labels=labels, seed=seed)
-        for i in range(k, len(data), folds):
-            out[i] = tagger.predict(data[i][0])
+        for i, f in enumerate(fold_of):
+            if f == k:
+                out[i] = tagger.predict(data[i][0])
+        if on_fold is not None:
+            on_fold(k)
     return out  # type: ignore[return-value]

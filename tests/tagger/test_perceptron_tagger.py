@@ -58,6 +58,28 @@ def test_jackknife_learns_only_from_flagged_documents(data):
         jackknife(list(data), folds=4, learn=[False] * len(data))
 
 
+def test_jackknife_keeps_given_folds_together(data):
+    """fold_of deals documents into given folds (two copies of a text in one fold, as the default
+    pipeline keeps a text's variants together): a copy is never tagged by a tagger that saw its
+    twin, so it is tagged like held-out text; on_fold reports each fold; bad folds are refused."""
+    twins = list(data) + list(data)
+    n = len(data)
+    together = [i % 4 for i in range(n)] * 2
+    seen = []
+    jk = jackknife(twins, folds=4, epochs=5, fold_of=together, on_fold=seen.append)
+    assert seen == [0, 1, 2, 3]
+    gold = [g for _, tags in twins for g in tags]
+    acc = sum(p == g for p, g in zip([t for tags in jk for t in tags], gold)) / len(gold)
+    apart = jackknife(twins, folds=4, epochs=5, fold_of=[i % 4 for i in range(n)] + [(i + 1) % 4 for i in range(n)])
+    leaked = sum(p == g for p, g in zip([t for tags in apart for t in tags], gold)) / len(gold)
+    assert acc < leaked - 0.03  # a twin in the training folds is a leak
+    for bad in ([0] * (2 * n - 1), [4] * (2 * n), [-1] * (2 * n)):
+        with pytest.raises(ValueError, match="fold_of"):
+            jackknife(twins, folds=4, fold_of=bad)
+    with pytest.raises(ValueError, match="fold 0 leaves no document"):
+        jackknife(twins, folds=2, learn=[i % 2 == 0 for i in range(2 * n)], fold_of=[i % 2 for i in range(2 * n)])
+
+
 def test_tag_doc_checks_its_arguments():
     w = HashedWeights(64, 3)
     with pytest.raises(ValueError):
