@@ -15,6 +15,7 @@ at equal input (speed and equivalence), it is not an accuracy claim for the mode
 
     python bench/mixing.py [--train-docs 200] [--dev-docs 60] [--epochs 4] [--beam 4] [--json PATH]
     python bench/mixing.py --no-dask --more-epochs 4     # LAS / F1 after each epoch, mixing to 2x epochs
+    python bench/mixing.py --epochs 12 --rounds 8 --weighting sum   # mix 8 times per epoch, keep every change
 """
 import argparse
 import json
@@ -51,8 +52,10 @@ def main():
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--beam", type=int, default=4)
     ap.add_argument("--shards", type=int, default=2)
-    ap.add_argument("--weighting", default="uniform", choices=["uniform", "updates"])
+    ap.add_argument("--weighting", default="uniform", choices=["uniform", "updates", "sum"])
+    ap.add_argument("--rounds", type=int, default=1, help="mixes per epoch (1: the paper's once per epoch)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--learner", default="pa", choices=["pa", "perceptron"])
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask runs")
     ap.add_argument("--curves", action="store_true", help="score single and serial mixing after every epoch")
     ap.add_argument("--more-epochs", type=int, default=0,
@@ -63,7 +66,7 @@ def main():
 
     train_recs = read_conllu(DATA / "train.conllu")[:args.train_docs]
     dev_recs = read_conllu(DATA / "dev.conllu")[:args.dev_docs]
-    proto = TransitionParser.from_records(train_recs)
+    proto = TransitionParser.from_records(train_recs, learner=args.learner)
     cfg = proto.cfg
     train = encode_records(train_recs, proto.labels, proto.attrs)
     dev = encode_records(dev_recs, proto.labels, proto.attrs)
@@ -72,7 +75,7 @@ def main():
           f"{sum(len(d) for d in dev)} tokens. Tags: GOLD XPOS (training-method comparison, not an accuracy "
           f"claim). attrs {cfg['attrs']}, learner {cfg['learner']}, n_rows {cfg['n_rows']}, beam {args.beam}, "
           f"update dlaso, {args.epochs} epochs, {args.shards} shards (tokens {[sum(len(d) for d in s) for s in shards]}),"
-          f" mixing weights {args.weighting}")
+          f" mixing weights {args.weighting}, {args.rounds} mix(es) per epoch")
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()}")
     runs = {}
 
@@ -102,7 +105,7 @@ def main():
 
     serial = TransitionParser(**cfg)
     log = train_serial(serial, shards, args.epochs, beam_width=args.beam, weighting=args.weighting, seed=args.seed,
-                       log=(lambda e: curve_point("mix-serial", serial, e["epoch"] + 1)) if args.curves else None)
+                       rounds=args.rounds, log=(lambda e: curve_point("mix-serial", serial, e["epoch"] + 1)) if args.curves else None)
     report("mix-serial", serial, sum(e["seconds"] for e in log),
            {"epoch_seconds": [round(e["seconds"], 2) for e in log], "violations": [e["violations"] for e in log]})
 
@@ -118,7 +121,7 @@ def main():
                 client.wait_for_workers(workers)
                 t = time.perf_counter()
                 log = train_on_client(client, parser, shards, args.epochs, beam_width=args.beam,
-                                      weighting=args.weighting, seed=args.seed)
+                                      weighting=args.weighting, seed=args.seed, rounds=args.rounds)
                 seconds = time.perf_counter() - t
             same = all((parser.get_params()[k] == serial.get_params()[k]).all() for k in ("W", "U", "time"))
             report(f"mix-dask-{workers}w", parser, seconds,
@@ -133,7 +136,7 @@ def main():
     if args.more_epochs:  # the serial mixing continued (same seeds as one longer run), scored after each epoch
         more = serial
         train_serial(more, shards, args.more_epochs, beam_width=args.beam, weighting=args.weighting,
-                     seed=args.seed + 1000 * args.epochs,
+                     seed=args.seed + 1000 * args.epochs, rounds=args.rounds,
                      log=lambda e: curve_point("mix-serial", more, args.epochs + e["epoch"] + 1))
     for name, points in curves.items():
         print(f"{name} by epoch (LAS / boundary F1): " + ", ".join(

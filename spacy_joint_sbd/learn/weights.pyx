@@ -224,6 +224,41 @@ cdef class HashedWeights:
         self.version += 1
         self._bind_arrays()
 
+    def restart_from(self, W):
+        """Training state (W, U = 0, clock 0), written into the existing tables: what
+        `set_params({"W": W})` does, without allocating (a mixing worker restarts every round)."""
+        if self.using_averages:
+            raise RuntimeError("restart_from() inside use_averages()")
+        W = numpy.asarray(W)
+        if W.shape != (self.n_rows, self.n_classes):
+            raise ValueError(f"W has shape {W.shape}, expected {(self.n_rows, self.n_classes)}")
+        self._W[...] = W
+        self._U[...] = 0
+        self.time = 0.0
+        self._avg_cache = None
+        self.version += 1
+
+    def load_rows(self, rows, W_rows, U_rows, double time):
+        """Overwrite W and U on `rows` (distinct int indices) and set the clock, in place: the
+        parameter mix writes back only the rows some shard touched."""
+        if self.using_averages:
+            raise RuntimeError("load_rows() inside use_averages()")
+        rows = numpy.asarray(rows)
+        if rows.ndim != 1 or (rows.size and (rows.dtype.kind not in "iu" or rows.min() < 0
+                                             or rows.max() >= self.n_rows)):
+            raise ValueError(f"rows must be a 1-d array of row indices in [0, {self.n_rows})")
+        shape = (rows.shape[0], self.n_classes)
+        W_rows, U_rows = numpy.asarray(W_rows), numpy.asarray(U_rows)
+        if W_rows.shape != shape or U_rows.shape != shape:
+            raise ValueError(f"W_rows and U_rows must have shape {shape}, got {W_rows.shape}, {U_rows.shape}")
+        if not numpy.isfinite(time) or time < 0:
+            raise ValueError(f"time must be one finite number ≥ 0, got {time}")
+        self._W[rows] = W_rows
+        self._U[rows] = U_rows
+        self.time = time
+        self._avg_cache = None
+        self.version += 1
+
     @property
     def nbytes(self) -> int:
         return int(self._W.nbytes + self._U.nbytes)

@@ -11,11 +11,12 @@ Parallel training by iterative parameter mixing (`mixing`; on Dask: `dask_traini
 
     from spacy_joint_sbd.scale import split_shards, train_serial
     train_serial(parser, split_shards(engine_docs, 2), epochs=4, beam_width=4)
+    train_serial(parser, split_shards(engine_docs, 2), epochs=12, rounds=8, weighting="sum")  # mix 8x per epoch
 """
-from .mixing import mix_params, split_shards, train_serial, train_shard
+from .mixing import mix_params, mixed_rows, round_chunks, split_shards, train_serial, train_shard
 from .shards import (EXTENSIONS, INPUT_FORMATS, Settings, Shard, ShardError, ShardResult, check_settings, pending,
                      plan_shards, process_shard, remove_stale_partials, run_serial)
 
 __all__ = ["EXTENSIONS", "INPUT_FORMATS", "Settings", "Shard", "ShardError", "ShardResult", "check_settings",
            "pending", "plan_shards", "process_shard", "remove_stale_partials", "run_serial",
-           "mix_params", "split_shards", "train_serial", "train_shard"]
+           "mix_params", "mixed_rows", "round_chunks", "split_shards", "train_serial", "train_shard"]

@@ -18,7 +18,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy
 
-from .mixing import ShardResult, run_epochs, scratch_parser, shard_seed, train_shard
+from .mixing import ShardResult, round_chunks, run_epochs, scratch_parser, shard_seed, train_shard
 
 _PARSERS: Dict[str, object] = {}
 """This worker process's scratch parsers, one per configuration (built once, reused per epoch)."""
@@ -33,14 +33,14 @@ def _worker_parser(cfg_json: str):
 
 
 def _train_shard_task(cfg_json: str, docs, W: numpy.ndarray, update: str, beam_width: int,
-                      shuffle: Optional[int]) -> ShardResult:
-    return train_shard(_worker_parser(cfg_json), docs, W, update, beam_width, shuffle)
+                      chunk: List[int]) -> ShardResult:
+    return train_shard(_worker_parser(cfg_json), docs, W, update, beam_width, chunk=chunk)
 
 
 def train_on_client(client, parser, shards: Sequence[Sequence], epochs: int, update: str = "dlaso",
                     beam_width: int = 20, weighting: str = "uniform", seed: Optional[int] = None,
-                    log: Optional[Callable[[Dict], None]] = None) -> List[Dict]:
-    """`mixing.train_serial` with each epoch's shards trained in parallel on `client`'s workers
+                    log: Optional[Callable[[Dict], None]] = None, rounds: int = 1) -> List[Dict]:
+    """`mixing.train_serial` with each round's shards trained in parallel on `client`'s workers
     (shard s pinned to worker s mod the number of workers)."""
     workers = sorted(client.scheduler_info()["workers"])
     if not workers:
@@ -50,12 +50,14 @@ def train_on_client(client, parser, shards: Sequence[Sequence], epochs: int, upd
     where = [workers[s % len(workers)] for s in range(len(shards))]
     doc_futs = [client.scatter([list(docs)], workers=[w], hash=False)[0] for docs, w in zip(shards, where)]
 
-    def run_epoch(epoch: int, W: numpy.ndarray) -> List[ShardResult]:
+    sizes = [len(docs) for docs in shards]
+
+    def run_round(epoch: int, r: int, W: numpy.ndarray) -> List[ShardResult]:
         W_fut = client.scatter(W, broadcast=True, hash=False)
         futs = [client.submit(_train_shard_task, cfg_json, d, W_fut, update, beam_width,
-                              shard_seed(seed, epoch, s), workers=[w], allow_other_workers=True,
-                              pure=False, key=f"ipm-{run}-{epoch}-{s}")
-                for s, (d, w) in enumerate(zip(doc_futs, where))]
+                              round_chunks(n, shard_seed(seed, epoch, s), rounds)[r], workers=[w],
+                              allow_other_workers=True, pure=False, key=f"ipm-{run}-{epoch}-{r}-{s}")
+                for s, (d, w, n) in enumerate(zip(doc_futs, where, sizes))]
         try:
             return client.gather(futs)
         finally:
@@ -64,7 +66,7 @@ def train_on_client(client, parser, shards: Sequence[Sequence], epochs: int, upd
             W_fut.release()
 
     try:
-        return run_epochs(parser, run_epoch, epochs, weighting, log)
+        return run_epochs(parser, run_round, epochs, weighting, log, rounds)
     finally:
         for f in doc_futs:
             f.release()
@@ -72,14 +74,14 @@ def train_on_client(client, parser, shards: Sequence[Sequence], epochs: int, upd
 
 def train_dask(parser, shards: Sequence[Sequence], epochs: int, update: str = "dlaso", beam_width: int = 20,
                weighting: str = "uniform", seed: Optional[int] = None, scheduler: str = "local",
-               workers: int = 2, log: Optional[Callable[[Dict], None]] = None) -> List[Dict]:
+               workers: int = 2, log: Optional[Callable[[Dict], None]] = None, rounds: int = 1) -> List[Dict]:
     """`train_on_client` on a fresh loopback cluster of `workers` processes (`scheduler="local"`)
     or on the cluster whose scheduler listens at `scheduler`."""
     from dask.distributed import Client
 
     from .dask_runner import local_cluster
 
-    kwargs = dict(update=update, beam_width=beam_width, weighting=weighting, seed=seed, log=log)
+    kwargs = dict(update=update, beam_width=beam_width, weighting=weighting, seed=seed, log=log, rounds=rounds)
     if scheduler == "local":
         with local_cluster(workers) as cluster, Client(cluster) as client:
             return train_on_client(client, parser, shards, epochs, **kwargs)

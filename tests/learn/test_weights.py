@@ -196,3 +196,40 @@ def test_hash_values_reads_only_what_it_iterated():
 
     assert hash_values(Liar()) == hash_values([1])
     assert hash_values([]) == 6626834796609356575  # unchanged by the fix
+
+
+def test_in_place_restart_and_row_loads():
+    """`restart_from` and `load_rows` (the parameter mix's in-place writes) equal `set_params`,
+    drop the cached average, and refuse bad arguments with a ValueError."""
+    rng = numpy.random.default_rng(1)
+    w = HashedWeights(8, 3)
+    w.update(numpy.arange(5, dtype=numpy.uint64), 1, 2.0)
+    w.tick(3)
+    before = w.average_table()
+    W = rng.normal(size=(8, 3)).astype(numpy.float32)
+    w.restart_from(W)
+    assert (w.get_params()["W"] == W).all() and not w.get_params()["U"].any() and w.time == 0
+    assert w.average_table() is not before and (w.average_table() == W).all()
+    ref = HashedWeights(8, 3)
+    ref.set_params({"W": W})
+    rows = numpy.array([1, 6])
+    W_rows, U_rows = rng.normal(size=(2, 3)).astype(numpy.float32), rng.normal(size=(2, 3)).astype(numpy.float32)
+    w.load_rows(rows, W_rows, U_rows, 4.0)
+    W2, U2 = W.copy(), numpy.zeros_like(W)
+    W2[rows], U2[rows] = W_rows, U_rows
+    ref.set_params({"W": W2, "U": U2, "time": [4.0]})
+    assert (w.averaged() == ref.averaged()).all() and (w.average_table() == ref.averaged()).all()
+    for bad in (lambda: w.restart_from(numpy.zeros((7, 3))),
+                lambda: w.load_rows([8], W_rows[:1], U_rows[:1], 1.0),
+                lambda: w.load_rows([-1], W_rows[:1], U_rows[:1], 1.0),
+                lambda: w.load_rows([0.5], W_rows[:1], U_rows[:1], 1.0),
+                lambda: w.load_rows(rows, W_rows[:1], U_rows, 1.0),
+                lambda: w.load_rows(rows, W_rows, U_rows, float("nan")),
+                lambda: w.load_rows(rows, W_rows, U_rows, -1.0)):
+        with pytest.raises(ValueError):
+            bad()
+    with w.use_averages():
+        with pytest.raises(RuntimeError):
+            w.restart_from(W)
+        with pytest.raises(RuntimeError):
+            w.load_rows(rows, W_rows, U_rows, 1.0)

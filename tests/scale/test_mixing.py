@@ -6,8 +6,8 @@ import pytest
 
 from engine_docs import encode
 from spacy_joint_sbd.learn import HashedWeights
-from spacy_joint_sbd.scale.mixing import (mix_params, mixing_weights, shard_result, split_shards,
-                                          train_serial)
+from spacy_joint_sbd.scale.mixing import (mix_params, mixing_weights, round_chunks, shard_result,
+                                          split_shards, train_serial)
 from spacy_joint_sbd.transition import TransitionParser
 
 N_ROWS = 1 << 12
@@ -82,37 +82,56 @@ def test_mix_of_synthetic_shards_is_mean_of_mixed_trajectory():
     assert params["W"] is W0 and (params["W"] == start.get_params()["W"]).all()  # inputs untouched
 
 
-@pytest.mark.parametrize("weighting", ["uniform", "updates"])
-def test_parser_mixing_average_equals_brute_force(small, weighting):
-    """2 shards of unequal length, 2 epochs, beam updates (one tick per document): the mixed
-    parser's averaged table equals the mean over every step of the mixed trajectory, rebuilt by
-    training one document at a time and keeping each shard's table after every document."""
+def test_round_chunks_cut_the_epoch_order():
+    import random
+
+    order = list(range(11))
+    random.Random(5).shuffle(order)
+    assert round_chunks(11, 5, 1) == [order]
+    chunks = round_chunks(11, 5, 3)
+    assert [i for c in chunks for i in c] == order and [len(c) for c in chunks] == [3, 4, 4]
+    assert round_chunks(2, None, 4) == [[], [0], [], [1]]
+    with pytest.raises(ValueError):
+        round_chunks(3, None, 0)
+
+
+@pytest.mark.parametrize("weighting,rounds", [("uniform", 1), ("updates", 1), ("sum", 1), ("uniform", 2)])
+def test_parser_mixing_average_equals_brute_force(small, weighting, rounds):
+    """2 shards of unequal length, 2 epochs of `rounds` mixes, beam updates (one tick per
+    document): the mixed parser's averaged table equals the mean over every step of the mixed
+    trajectory, rebuilt by training one document at a time and keeping each shard's table after
+    every document."""
     cfg, docs = small
     shards = [docs[:3], docs[3:8]]
     parser = TransitionParser(**cfg)
-    train_serial(parser, shards, epochs=2, beam_width=2, weighting=weighting)
+    train_serial(parser, shards, epochs=2, beam_width=2, weighting=weighting, rounds=rounds)
 
     brute = TransitionParser(**cfg)
     W = brute.get_params()["W"].astype(numpy.float64).copy()
     steps = []
     for epoch in range(2):
-        traces, updates = [], []
-        for shard in shards:
-            brute.set_params({"W": W.astype(numpy.float32), "time": [0.0]})
-            trace, k = [], 0
-            for doc in shard:
-                k += brute.train_epoch([doc], beam_width=2)["violations"]
-                trace.append(brute.get_params()["W"].astype(numpy.float64).copy())
-            traces.append(trace)
-            updates.append(k)
-        mu = (numpy.asarray(updates) / sum(updates) if weighting == "updates" and sum(updates)
-              else numpy.full(len(shards), 1 / len(shards)))
-        n = max(len(t) for t in traces)
-        epoch_steps = [sum(m * t[min(k, len(t)) - 1] for m, t in zip(mu, traces)) for k in range(1, n + 1)]
-        steps += epoch_steps
-        W = epoch_steps[-1]
-        assert numpy.allclose(mu, parser.epoch_stats[epoch]["mu"])
-    assert parser.weights.time == len(steps) == 2 * 5
+        mus = []
+        for r in range(rounds):
+            traces, updates = [], []
+            for shard in shards:
+                brute.set_params({"W": W.astype(numpy.float32), "time": [0.0]})
+                trace, k = [], 0
+                for i in round_chunks(len(shard), None, rounds)[r]:
+                    k += brute.train_epoch([shard[i]], beam_width=2)["violations"]
+                    trace.append(brute.get_params()["W"].astype(numpy.float64).copy())
+                traces.append(trace)
+                updates.append(k)
+            mu = (numpy.asarray(updates) / sum(updates) if weighting == "updates" and sum(updates)
+                  else numpy.ones(len(shards)) if weighting == "sum" else numpy.full(len(shards), 1 / len(shards)))
+            mus.append(mu)
+            n = max(len(t) for t in traces)
+            round_steps = [W + sum(m * ((t[min(k, len(t)) - 1] if t else W) - W) for m, t in zip(mu, traces))
+                           for k in range(1, n + 1)]
+            steps += round_steps
+            W = round_steps[-1] if round_steps else W
+        assert numpy.allclose(numpy.mean(mus, axis=0), parser.epoch_stats[epoch]["mu"])
+        assert parser.epoch_stats[epoch]["rounds"] == rounds
+    assert parser.weights.time == len(steps) == 2 * 5  # rounds of 1+2 and 2+3 documents: max 2 + 3
     assert close(parser.get_params()["W"], W)
     assert close(parser.weights.averaged(), numpy.mean(steps, axis=0))
     assert numpy.abs(parser.weights.averaged()).max() > 0  # something was learnt
@@ -131,6 +150,23 @@ def test_one_shard_is_single_process_training(small):
     assert close(single.weights.averaged(), mixed.weights.averaged())
 
 
+def test_one_shard_in_rounds_is_single_process_training(small):
+    """Mixing after every chunk of one shard changes nothing: the chunks keep the epoch's order."""
+    cfg, docs = small
+    single = TransitionParser(**cfg)
+    for epoch in range(2):
+        single.train_epoch(docs, beam_width=2, shuffle=7 + 1000 * epoch)
+    mixed = TransitionParser(**cfg)
+    log = train_serial(mixed, [docs], epochs=2, beam_width=2, seed=7, rounds=3, weighting="sum")
+    assert (single.get_params()["W"] == mixed.get_params()["W"]).all()
+    assert close(single.weights.averaged(), mixed.weights.averaged())
+    assert [e["ticks"] for e in log] == [[len(docs)], [len(docs)]]
+    with pytest.raises(ValueError, match="rounds"):
+        train_serial(mixed, [docs], epochs=1, rounds=0)
+    with pytest.raises(ValueError, match="weighting"):
+        train_serial(mixed, [docs], epochs=1, weighting="median")
+
+
 def test_dask_workers_reproduce_serial_mixing(small):
     pytest.importorskip("distributed")
     from dask.distributed import Client
@@ -146,5 +182,11 @@ def test_dask_workers_reproduce_serial_mixing(small):
     with local_cluster(2) as cluster, Client(cluster) as client:
         log = train_on_client(client, dask, shards, epochs=2, beam_width=2, weighting="updates", seed=3)
     assert len(log) == 2 and all(len(e["ticks"]) == 2 for e in log)
+    for k in ("W", "U", "time"):
+        assert (serial.get_params()[k] == dask.get_params()[k]).all(), k
+    serial, dask = TransitionParser(**cfg), TransitionParser(**cfg)  # several mixes per epoch
+    train_serial(serial, shards, epochs=1, beam_width=2, weighting="sum", seed=3, rounds=2)
+    with local_cluster(2) as cluster, Client(cluster) as client:
+        train_on_client(client, dask, shards, epochs=1, beam_width=2, weighting="sum", seed=3, rounds=2)
     for k in ("W", "U", "time"):
         assert (serial.get_params()[k] == dask.get_params()[k]).all(), k
