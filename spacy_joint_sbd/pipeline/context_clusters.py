@@ -133,6 +133,17 @@ def has_vectors(doc: Doc) -> bool:
     return len(doc) > 0 and t.ndim == 2 and t.shape[0] == len(doc) and t.shape[1] > 0
 
 
+def check_ks(ks, name: str, max_sets: Optional[int] = None) -> List[int]:
+    """A component's `context_clusters` setting as a list, or a ValueError naming the component:
+    ints in 1..MAX_CLUSTERS (bools refused), at most `max_sets` of them when given."""
+    out = list(ks or [])
+    if (max_sets is not None and len(out) > max_sets) or not all(
+            isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= MAX_CLUSTERS for k in out):
+        most = "" if max_sets is None else f"at most {max_sets} "
+        raise ValueError(f"[{name}] context_clusters must be a list of {most}ints in 1..{MAX_CLUSTERS}, got {ks!r}")
+    return out
+
+
 def with_tensor(doc: Doc, nlp, before: str) -> Doc:
     """`doc` if it has token vectors, else a copy run through the components of `nlp` before the
     one named `before` (e.g. a sourced tok2vec): how a component's `initialize` gets vectors for

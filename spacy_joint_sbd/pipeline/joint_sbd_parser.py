@@ -23,7 +23,7 @@ from thinc.api import Config, Model
 from ..corpus.docs import doc_name
 from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
-from .context_clusters import MAX_CLUSTERS, ContextClusters, with_tensor
+from .context_clusters import ContextClusters, check_ks, with_tensor
 from .doc_encoding import UnusableExample, check_attrs, engine_doc, expand_parse, gold_engine_doc, set_parse
 
 DEFAULT_MODEL_CONFIG = """
@@ -149,10 +149,7 @@ class JointSBDParser(TrainablePipe):
             attrs = check_attrs(attrs)
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
-        context_ks = list(context_clusters or [])
-        if not all(isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= MAX_CLUSTERS for k in context_ks):
-            raise ValueError(f"[{name}] context_clusters must be a list of ints in 1..{MAX_CLUSTERS}, "
-                             f"got {context_clusters!r}")
+        context_ks = check_ks(context_clusters, name)
         self.vocab = vocab
         self.model = model
         self.name = name

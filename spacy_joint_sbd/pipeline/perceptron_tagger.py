@@ -26,7 +26,7 @@ from thinc.api import Config, Model
 from ..tagger import PerceptronTagger, encode_doc
 from ..tagger.greedy import tag_doc
 from ..tagger.model import MAX_CONTEXT
-from .context_clusters import MAX_CLUSTERS, ContextClusters, with_tensor
+from .context_clusters import ContextClusters, check_ks, with_tensor
 
 DEFAULT_TAGGER_MODEL = Config().from_str("""
 [model]
@@ -58,11 +58,7 @@ class PerceptronTaggerPipe(TrainablePipe):
         self.model = model
         self.name = name
         self.scorer = scorer
-        ks = list(context_clusters or [])
-        if len(ks) > MAX_CONTEXT or not all(isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= MAX_CLUSTERS
-                                            for k in ks):
-            raise ValueError(f"[{name}] context_clusters must be a list of at most {MAX_CONTEXT} ints in "
-                             f"1..{MAX_CLUSTERS}, got {context_clusters!r}")
+        ks = check_ks(context_clusters, name, MAX_CONTEXT)
         self.cfg: Dict = {"labels": [], "context_clusters": ks, "context": None}
         self._tagger: Optional[PerceptronTagger] = None
         self._context: Optional[ContextClusters] = None

@@ -137,34 +137,30 @@ def test_parser_mixing_average_equals_brute_force(small, weighting, rounds):
     assert numpy.abs(parser.weights.averaged()).max() > 0  # something was learnt
 
 
-def test_one_shard_is_single_process_training(small):
+@pytest.mark.parametrize("rounds,weighting", [(1, "uniform"), (3, "sum")])
+def test_one_shard_is_single_process_training(small, rounds, weighting):
+    """One shard is single-process training, also when mixed after every chunk of the epoch (the
+    chunks keep the epoch's order)."""
     cfg, docs = small
     single = TransitionParser(**cfg)
     for epoch in range(2):
         single.train_epoch(docs, beam_width=2, shuffle=7 + 1000 * epoch)
     mixed = TransitionParser(**cfg)
-    train_serial(mixed, [docs], epochs=2, beam_width=2, seed=7)
+    log = train_serial(mixed, [docs], epochs=2, beam_width=2, seed=7, rounds=rounds, weighting=weighting)
     a, b = single.get_params(), mixed.get_params()
     assert (a["W"] == b["W"]).all()  # the same weights, bit for bit
     assert a["time"][0] == b["time"][0] == 2 * len(docs)
     assert close(single.weights.averaged(), mixed.weights.averaged())
-
-
-def test_one_shard_in_rounds_is_single_process_training(small):
-    """Mixing after every chunk of one shard changes nothing: the chunks keep the epoch's order."""
-    cfg, docs = small
-    single = TransitionParser(**cfg)
-    for epoch in range(2):
-        single.train_epoch(docs, beam_width=2, shuffle=7 + 1000 * epoch)
-    mixed = TransitionParser(**cfg)
-    log = train_serial(mixed, [docs], epochs=2, beam_width=2, seed=7, rounds=3, weighting="sum")
-    assert (single.get_params()["W"] == mixed.get_params()["W"]).all()
-    assert close(single.weights.averaged(), mixed.weights.averaged())
     assert [e["ticks"] for e in log] == [[len(docs)], [len(docs)]]
+
+
+def test_train_serial_checks_rounds_and_weighting(small):
+    cfg, docs = small
+    parser = TransitionParser(**cfg)
     with pytest.raises(ValueError, match="rounds"):
-        train_serial(mixed, [docs], epochs=1, rounds=0)
+        train_serial(parser, [docs], epochs=1, rounds=0)
     with pytest.raises(ValueError, match="weighting"):
-        train_serial(mixed, [docs], epochs=1, weighting="median")
+        train_serial(parser, [docs], epochs=1, weighting="median")
 
 
 def test_dask_workers_reproduce_serial_mixing(small):
