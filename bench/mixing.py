@@ -16,6 +16,7 @@ at equal input (speed and equivalence), it is not an accuracy claim for the mode
     python bench/mixing.py [--train-docs 200] [--dev-docs 60] [--epochs 4] [--beam 4] [--json PATH]
     python bench/mixing.py --no-dask --more-epochs 4     # LAS / F1 after each epoch, mixing to 2x epochs
     python bench/mixing.py --epochs 12 --rounds 8 --weighting sum   # mix 8 times per epoch, keep every change
+    python bench/mixing.py --epochs 12 --update laso   # laso updates (each applied at once) in both
 """
 import argparse
 import json
@@ -56,6 +57,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=1, help="mixes per epoch (1: the paper's once per epoch)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--learner", default="pa", choices=["pa", "perceptron"])
+    ap.add_argument("--update", default="dlaso", choices=["dlaso", "laso", "max_violation", "greedy"])
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask runs")
     ap.add_argument("--curves", action="store_true", help="score single and serial mixing after every epoch")
     ap.add_argument("--more-epochs", type=int, default=0,
@@ -74,7 +76,7 @@ def main():
     print(f"EWT train: {len(train)} documents, {sum(len(d) for d in train)} tokens; dev: {len(dev)} documents, "
           f"{sum(len(d) for d in dev)} tokens. Tags: GOLD XPOS (training-method comparison, not an accuracy "
           f"claim). attrs {cfg['attrs']}, learner {cfg['learner']}, n_rows {cfg['n_rows']}, beam {args.beam}, "
-          f"update dlaso, {args.epochs} epochs, {args.shards} shards (tokens {[sum(len(d) for d in s) for s in shards]}),"
+          f"update {args.update}, {args.epochs} epochs, {args.shards} shards (tokens {[sum(len(d) for d in s) for s in shards]}),"
           f" mixing weights {args.weighting}, {args.rounds} mix(es) per epoch")
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()}")
     runs = {}
@@ -97,14 +99,14 @@ def main():
     seconds = 0.0
     for epoch in range(args.epochs):
         t = time.perf_counter()
-        single.train_epoch(train, beam_width=args.beam, shuffle=args.seed + 1000 * epoch)
+        single.train_epoch(train, update=args.update, beam_width=args.beam, shuffle=args.seed + 1000 * epoch)
         seconds += time.perf_counter() - t
         if args.curves:
             curve_point("single", single, epoch + 1)
     report("single", single, seconds)
 
     serial = TransitionParser(**cfg)
-    log = train_serial(serial, shards, args.epochs, beam_width=args.beam, weighting=args.weighting, seed=args.seed,
+    log = train_serial(serial, shards, args.epochs, update=args.update, beam_width=args.beam, weighting=args.weighting, seed=args.seed,
                        rounds=args.rounds, log=(lambda e: curve_point("mix-serial", serial, e["epoch"] + 1)) if args.curves else None)
     report("mix-serial", serial, sum(e["seconds"] for e in log),
            {"epoch_seconds": [round(e["seconds"], 2) for e in log], "violations": [e["violations"] for e in log]})
@@ -120,7 +122,7 @@ def main():
             with local_cluster(workers) as cluster, Client(cluster) as client:
                 client.wait_for_workers(workers)
                 t = time.perf_counter()
-                log = train_on_client(client, parser, shards, args.epochs, beam_width=args.beam,
+                log = train_on_client(client, parser, shards, args.epochs, update=args.update, beam_width=args.beam,
                                       weighting=args.weighting, seed=args.seed, rounds=args.rounds)
                 seconds = time.perf_counter() - t
             same = all((parser.get_params()[k] == serial.get_params()[k]).all() for k in ("W", "U", "time"))
@@ -135,7 +137,7 @@ def main():
         runs["speedup_2w_over_1w"] = round(speedup, 3)
     if args.more_epochs:  # the serial mixing continued (same seeds as one longer run), scored after each epoch
         more = serial
-        train_serial(more, shards, args.more_epochs, beam_width=args.beam, weighting=args.weighting,
+        train_serial(more, shards, args.more_epochs, update=args.update, beam_width=args.beam, weighting=args.weighting,
                      seed=args.seed + 1000 * args.epochs, rounds=args.rounds,
                      log=lambda e: curve_point("mix-serial", more, args.epochs + e["epoch"] + 1))
     for name, points in curves.items():

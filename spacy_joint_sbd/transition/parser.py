@@ -8,7 +8,7 @@
 
 `document_level=True` (the default): SB is predicted, sentence boundaries and trees jointly
 (bjorkelund2016 §2); False: boundaries are given by each doc's sent_starts (the GOLD pipeline
-parser / re-parsing). Updates (§3): "greedy", "early", "max_violation", "dlaso" (`UPDATES`).
+parser / re-parsing). Updates (§3): "greedy", "early", "max_violation", "dlaso", "laso" (`UPDATES`).
 Learners: "pa" (PA-I with aggressiveness C, the default, as in the paper §4) or "perceptron".
 Both average their weights; `parse` uses the averaged weights unless told otherwise. The learner
 applies to every update, greedy included: the paper's greedy baseline (§4, Figure 4) is "a plain

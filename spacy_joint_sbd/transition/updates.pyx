@@ -8,6 +8,11 @@
   exceeds the gold prefix's by most.
 - dlaso (Algorithm 1, Björkelund & Kuhn 2014): on every fall-off store the update (CALCUPDATE),
   reseed the beam with the gold item and go on; apply the summed update after the document.
+- laso (Daumé III & Marcu 2005, the undelayed ancestor of DLaSO; bjorkelund2016 §3 names it):
+  the same search, but each update is applied at once, with its own step, before the beam is
+  reseeded, so the rest of the document is searched with the new weights. The paper argues the
+  delay matters (no feedback within a document); with PA, DLaSO's one step per document is small
+  (τ ≈ loss / ‖Σ ΔΦ‖²) and it converges slowly, which is what laso is there to measure against.
 
 An update is ΔΦ = Φ(gold prefix) − Φ(predicted prefix) over the moves after the point where the
 prediction left the gold path (the shared prefix cancels), so each costs O(divergence). The beam
@@ -35,7 +40,7 @@ from ..learn.learners import apply_update
 from .beam import check_width
 from .moves import as_classes
 
-UPDATES = ("greedy", "early", "max_violation", "dlaso")
+UPDATES = ("greedy", "early", "max_violation", "dlaso", "laso")
 
 
 def train_document(Engine engine not None, attrs, gold_actions, update="dlaso", beam_width=20,
@@ -164,8 +169,9 @@ cdef int _calc_update(Engine engine, WorkC* w, StateC** gold, StateC* pred, Spar
                       SparseUpdate seg) except -1:
     """Algorithm 1's CALCUPDATE: upd += ΔΦ, ΔΦ = Φ(gold[k+1..t]) − Φ(pred's moves after its last
     gold ancestor, at step k), and upd.loss += score(pred) − score(gold) + 1. One step size (PA:
-    min(C, Σ loss / ‖Σ ΔΦ‖²)) is applied to the sum at the end of the document: per-violation PA
-    steps on repeated violations overshoot (measured: dev UAS 0.60 vs 0.70 after 2 epochs).
+    min(C, Σ loss / ‖Σ ΔΦ‖²)) is applied to the sum at the end of the document (dlaso): per-
+    violation PA steps on the same weights overshoot on repeated violations (measured: dev UAS
+    0.60 vs 0.70 after 2 epochs); laso instead applies each update, with its own step, at once.
     Returns t, the length of the gold prefix covered."""
     cdef StateC* x = pred
     cdef int nf
@@ -185,9 +191,22 @@ cdef int _calc_update(Engine engine, WorkC* w, StateC** gold, StateC* pred, Spar
     return t
 
 
+cdef int _rescore_gold(Engine engine, WorkC* w, StateC** gold, const int* G, int start, int stop
+                       ) except -1:
+    """gold[j].score for start < j ≤ stop under the current weights, from gold[start].score (the
+    score of the state the beam was reseeded with, which every beam item still carries): after
+    a laso update the loss score(pred) − score(c_t) must compare scores of the same weights."""
+    cdef int j
+    for j in range(start, stop):
+        engine.score(w, gold[j], w.scores)
+        gold[j + 1].score = gold[j].score + w.scores[G[j]]
+    return 0
+
+
 cdef int _beam_updates(Engine engine, WorkC* w, StateC** gold, const int* G, int T, str update,
                        int width, SparseUpdate upd, learner, dict stats) except -1:
-    """early, max_violation and dlaso over one document (Algorithm 1 and its two baselines)."""
+    """early, max_violation, dlaso and laso over one document (Algorithm 1, its two baselines and
+    its undelayed ancestor)."""
     cdef StateC** beam = w.beam
     cdef StateC** nxt = w.nxt
     cdef StateC** tmp
@@ -197,6 +216,7 @@ cdef int _beam_updates(Engine engine, WorkC* w, StateC** gold, const int* G, int
     cdef StateC* mv_pred = NULL
     cdef double mv_best = 0, viol
     cdef int used = 0
+    cdef int stale = T  # laso: gold[stale + 1 ..].score predate the last update (T: none do)
     cdef SparseUpdate seg = SparseUpdate(engine.weights.n_rows, engine.n_classes)
     beam[0] = gold[0]
     gold[0].refs += 1
@@ -235,9 +255,16 @@ cdef int _beam_updates(Engine engine, WorkC* w, StateC** gold, const int* G, int
                 if update == "early":
                     used = _calc_update(engine, w, gold, beam[0], upd, seg)
                     break
-                # dlaso (Algorithm 1, lines 9-12): store the update, reseed the beam with c_t
+                # dlaso (Algorithm 1, lines 9-12): store the update, reseed the beam with c_t;
+                # laso applies it now (gold scores after c_t are then stale: rescored on demand)
+                if update == "laso":
+                    _rescore_gold(engine, w, gold, G, stale, t)
                 _calc_update(engine, w, gold, beam[0], upd, seg)
                 stats["violations"] += 1
+                if update == "laso":
+                    stats["tau"] += apply_update(engine.weights, upd, learner)
+                    upd.clear()
+                    stale = t
                 for i in range(beam_len):
                     state_decref(beam[i])
                 beam[0] = gold[t]
@@ -254,14 +281,16 @@ cdef int _beam_updates(Engine engine, WorkC* w, StateC** gold, const int* G, int
             else:
                 used = T
                 if not beam[0].is_gold:
+                    if update == "laso":
+                        _rescore_gold(engine, w, gold, G, stale, beam[0].steps)
                     _calc_update(engine, w, gold, beam[0], upd, seg)
-                    if update == "dlaso":
+                    if update in ("dlaso", "laso"):
                         stats["violations"] += 1
-        if update != "dlaso" and len(upd) > 0:
+        if update not in ("dlaso", "laso") and len(upd) > 0:
             stats["violations"] += 1
         stats["used"] = used
         if len(upd) > 0:  # Algorithm 1, lines 17-18
-            stats["tau"] = apply_update(engine.weights, upd, learner)
+            stats["tau"] += apply_update(engine.weights, upd, learner)
     finally:
         for i in range(beam_len):
             state_decref(beam[i])

@@ -25,7 +25,8 @@ import pytest
 
 from spacy_joint_sbd.learn import make_learner
 from spacy_joint_sbd.transition import Engine
-from spacy_joint_sbd.transition.testing import gold_score, state_features
+from spacy_joint_sbd.transition.oracle import OracleError
+from spacy_joint_sbd.transition.testing import gold_score, replay, state_features
 
 SH, SWAP, SB, LA0, LA1, RA0, RA1 = range(7)
 GOLD = [SH, SH, LA0, SH, RA1, RA1]
@@ -160,3 +161,65 @@ def test_greedy_update(learner):
     assert stats == {"n_gold": 4, "used": 4, "violations": 1, "errors": 1,
                      "tau": pytest.approx(tau, rel=1e-6), "end_unfinished": 0}
     assert engine.weights.time == 4  # one tick per transition
+
+
+def _laso_reference(engine, width, learner):
+    """LaSO (Daumé III & Marcu 2005) spelt out with `replay` and `gold_score`: the beam keeps the
+    `width` best prefixes by (score desc, parent rank, class id), final prefixes carried over
+    first; when the gold prefix falls off, ΔΦ (from the last common prefix) is applied at once with
+    the learner's step — loss = score(pred) − score(gold prefix) + 1 under the current weights —
+    and the beam restarts from the gold prefix. Returns the number of updates and Σ τ."""
+    beam, t, n_updates, taus = [[]], 0, 0, 0.0
+
+    def update(pred):
+        gold = GOLD[:len(pred)]
+        k = next((j for j in range(len(pred)) if pred[j] != gold[j]), len(pred))
+        dphi = delta(engine, [(gold[:j], gold[j], 1) for j in range(k, len(pred))]
+                     + [(pred[:j], pred[j], -1) for j in range(k, len(pred))])
+        loss = gold_score(engine, ATTRS, pred) - gold_score(engine, ATTRS, gold) + 1.0
+        tau = learner.step(loss, float((dphi.astype(numpy.float64) ** 2).sum()))
+        W = engine.weights.get_params()["W"]
+        engine.weights.set_params({"W": W + numpy.float32(tau) * dphi})
+        return tau
+
+    while t < len(GOLD):
+        cands = []
+        for rank, prefix in enumerate(beam):
+            if replay(3, 2, prefix)[3]:
+                cands.append((gold_score(engine, ATTRS, prefix), rank, -1, prefix))
+                continue
+            for clas in range(7):
+                try:
+                    cands.append((gold_score(engine, ATTRS, prefix + [clas]), rank, clas, prefix + [clas]))
+                except OracleError:
+                    pass
+        cands.sort(key=lambda c: (-c[0], c[1], c[2]))
+        beam = [c[3] for c in cands[:width]]
+        t += 1
+        if GOLD[:t] not in beam:
+            taus += update(beam[0])
+            n_updates += 1
+            beam = [GOLD[:t]]
+    if beam[0] != GOLD:
+        taus += update(beam[0])
+        n_updates += 1
+    return n_updates, taus
+
+
+@pytest.mark.parametrize("learner", ["perceptron", "pa"])
+def test_laso_update(learner):
+    """laso (LaSO, the undelayed DLaSO) applies the early update of t = 3 at once, reseeds with c_3
+    and searches on with the new weights; the weights it ends with equal a reference search spelt
+    out with `replay` / `gold_score` (which also checks that PA's loss compares gold and predicted
+    scores of the same, updated, weights)."""
+    engine, _ = engine_by_hand()
+    stats = engine.train(ATTRS, GOLD, "laso", 2, make_learner(learner))
+    reference, _ = engine_by_hand()
+    n_updates, taus = _laso_reference(reference, 2, make_learner(learner))
+    got, want = engine.weights.get_params()["W"], reference.weights.get_params()["W"]
+    assert numpy.allclose(got, want, rtol=1e-6, atol=1e-7)
+    assert stats["violations"] == n_updates >= 2
+    assert stats["used"] == 6 and stats["tau"] == pytest.approx(taus, rel=1e-6)
+    # the new weights change the rest of the search: not DLaSO's sum of the same updates
+    if learner == "perceptron":
+        assert not numpy.array_equal(got - engine_by_hand()[0].weights.get_params()["W"], train("dlaso")[1])

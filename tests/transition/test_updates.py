@@ -25,6 +25,7 @@ def errors(parser, docs, beam):
     ("max_violation", 4, "perceptron", 15, 0.5),
     ("dlaso", 4, "perceptron", 5, 0.5),
     ("dlaso", 4, "pa", 5, 0.5),
+    ("laso", 4, "pa", 5, 0.5),
 ])
 def test_training_reduces_training_errors(small_docs, update, beam, learner, epochs, ratio):
     parser = TransitionParser.from_records(small_docs, n_rows=1 << 15, learner=learner)
@@ -35,7 +36,7 @@ def test_training_reduces_training_errors(small_docs, update, beam, learner, epo
         history.append(parser.train_epoch(docs, update, beam, shuffle=epoch))
     after = errors(parser, docs, beam)
     assert after < ratio * before, (update, before, after)
-    if update in ("greedy", "dlaso"):
+    if update in ("greedy", "dlaso", "laso"):
         # every transition of every document is learnt from, with many updates per document
         assert all(h["used_pct"] == 100.0 for h in history)
         assert history[0]["violations"] > 10 * len(docs)
