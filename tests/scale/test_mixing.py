@@ -137,16 +137,18 @@ def test_parser_mixing_average_equals_brute_force(small, weighting, rounds):
     assert numpy.abs(parser.weights.averaged()).max() > 0  # something was learnt
 
 
-@pytest.mark.parametrize("rounds,weighting", [(1, "uniform"), (3, "sum")])
-def test_one_shard_is_single_process_training(small, rounds, weighting):
+@pytest.mark.parametrize("rounds,weighting,update", [(1, "uniform", "dlaso"), (3, "sum", "dlaso"),
+                                                     (1, "uniform", "laso")])
+def test_one_shard_is_single_process_training(small, rounds, weighting, update):
     """One shard is single-process training, also when mixed after every chunk of the epoch (the
-    chunks keep the epoch's order)."""
+    chunks keep the epoch's order), and with laso's updates inside each document."""
     cfg, docs = small
     single = TransitionParser(**cfg)
     for epoch in range(2):
-        single.train_epoch(docs, beam_width=2, shuffle=7 + 1000 * epoch)
+        single.train_epoch(docs, update=update, beam_width=2, shuffle=7 + 1000 * epoch)
     mixed = TransitionParser(**cfg)
-    log = train_serial(mixed, [docs], epochs=2, beam_width=2, seed=7, rounds=rounds, weighting=weighting)
+    log = train_serial(mixed, [docs], epochs=2, update=update, beam_width=2, seed=7, rounds=rounds,
+                       weighting=weighting)
     a, b = single.get_params(), mixed.get_params()
     assert (a["W"] == b["W"]).all()  # the same weights, bit for bit
     assert a["time"][0] == b["time"][0] == 2 * len(docs)
