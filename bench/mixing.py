@@ -34,7 +34,7 @@ from spacy_joint_sbd.corpus import read_conllu  # noqa: E402
 from spacy_joint_sbd.pipeline.doc_encoding import encode_records  # noqa: E402
 from spacy_joint_sbd.scale.mixing import split_shards, train_serial  # noqa: E402
 from spacy_joint_sbd.scoring import Counts, count_doc  # noqa: E402
-from spacy_joint_sbd.transition import TransitionParser  # noqa: E402
+from spacy_joint_sbd.transition import UPDATES, TransitionParser  # noqa: E402
 
 
 def score(parser, dev, dev_recs, beam):
@@ -57,7 +57,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=1, help="mixes per epoch (1: the paper's once per epoch)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--learner", default="pa", choices=["pa", "perceptron"])
-    ap.add_argument("--update", default="dlaso", choices=["dlaso", "laso", "max_violation", "greedy"])
+    ap.add_argument("--update", default="dlaso", choices=UPDATES)
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask runs")
     ap.add_argument("--curves", action="store_true", help="score single and serial mixing after every epoch")
     ap.add_argument("--more-epochs", type=int, default=0,

@@ -81,7 +81,8 @@ def make_joint_sbd_parser(
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
 
     beam_width: beam size B at training and prediction (1 = greedy).
-    update: `dlaso` (Algorithm 1), `max_violation`, `early` or `greedy`.
+    update: `dlaso` (Algorithm 1), `laso` (its updates applied at once), `max_violation`, `early`
+        or `greedy`.
     sb_oracle: join sentences by SB as `early` or as `late` as possible in the oracle.
     learner: `pa` (passive-aggressive, PA-I with aggressiveness `pa_c`) or `perceptron`.
     attrs: token attributes that feed the features (spaCy attribute names, e.g. NORM, TAG, SHAPE).

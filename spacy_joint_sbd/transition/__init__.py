@@ -6,7 +6,7 @@ Modules, in reading order:
   `oracle`         the static oracle (Nivre et al. 2009 swap oracle, SB early or late; §2, Table 1)
   `features`       Zhang & Nivre (2011) features plus SB features (§4)
   `beam`           `Engine`: beam search over back-pointer states (EXPANDANDFILTER, parse)
-  `updates`        greedy, early, max_violation and dlaso updates (§3, Algorithm 1)
+  `updates`        greedy, early, max_violation, dlaso (§3, Algorithm 1) and laso updates
   `parser`         `TransitionParser`, the Python API the spaCy component calls
   `engine_doc`, `labels`  engine inputs (`EngineDoc`) and label ids
   `stateclass`, `testing`  Python views for tests: `StateClass`, `replay`, `gold_score`

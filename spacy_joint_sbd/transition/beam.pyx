@@ -12,7 +12,7 @@ and works on one document at a time, given as an (n × n_attrs) uint64 attribute
   first: such lineages differ only in long-finished structure (typically one old arc label) and
   would otherwise keep the whole document alive and make the ancestor search quadratic.
 - `train(attrs, gold_actions, update, beam_width, learner, fixed_starts=None)`: one document, one
-  update strategy (greedy, early, max_violation, dlaso); see `updates`.
+  update strategy (greedy, early, max_violation, dlaso, laso); see `updates`.
 
 `expand_and_filter` is Algorithm 1's EXPANDANDFILTER, shared by parsing and training.
 `fixed_starts` is None (SB predicted) or n presets, 0-based: True / 1 = the token starts a

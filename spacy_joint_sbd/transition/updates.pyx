@@ -1,5 +1,5 @@
 # cython: infer_types=True, binding=True
-"""The four update strategies for learning from whole documents (bjorkelund2016 §3, Algorithm 1).
+"""The five update strategies for learning from whole documents (bjorkelund2016 §3, Algorithm 1).
 
 - greedy: a classifier on every oracle state (beam 1), updated at each mistake.
 - early (Collins & Roark 2004): beam search until the gold item falls off the beam, then one
