@@ -35,12 +35,13 @@ Shards report only the rows they changed (`ShardResult`), so a worker sends back
 O(touched rows), not two whole tables. Arithmetic of the mix is float64, stored as float32 as
 `HashedWeights` keeps it.
 """
-import random
 import time as _time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy
+
+from ..transition.parser import epoch_order
 
 WEIGHTINGS = ("uniform", "updates", "sum")
 
@@ -81,27 +82,25 @@ def shard_seed(seed: Optional[int], epoch: int, shard: int) -> Optional[int]:
 
 
 def round_chunks(n_docs: int, seed: Optional[int], rounds: int) -> List[List[int]]:
-    """A shard's epoch order (input order, or shuffled with `seed` exactly as
-    `TransitionParser.train_epoch` shuffles) cut into `rounds` consecutive chunks of near-equal
-    size (some empty when rounds > n_docs)."""
+    """A shard's epoch order (`epoch_order`: the order `TransitionParser.train_epoch` uses with
+    shuffle seed `seed`) cut into `rounds` consecutive chunks of near-equal size (some empty when
+    rounds > n_docs)."""
     if rounds < 1:
         raise ValueError(f"rounds must be ≥ 1, got {rounds}")
-    order = list(range(n_docs))
-    if seed is not None:
-        random.Random(seed).shuffle(order)
+    order = epoch_order(n_docs, seed)
     return [order[n_docs * r // rounds:n_docs * (r + 1) // rounds] for r in range(rounds)]
 
 
 def train_shard(parser, docs: Sequence, W: numpy.ndarray, update: str = "dlaso", beam_width: int = 20,
-                shuffle: Optional[int] = None, chunk: Optional[Sequence[int]] = None) -> ShardResult:
-    """One pass of `parser` over `docs` (or over `docs[i] for i in chunk`, in that order) starting
-    from table `W` (U = 0, clock 0). The parser's own weights are overwritten (a worker's scratch
-    parser)."""
+                chunk: Optional[Sequence[int]] = None) -> ShardResult:
+    """One pass of `parser` over `docs[i] for i in chunk`, in that order (None: every document in
+    input order; `round_chunks` gives a shuffled epoch's chunks) starting from table `W` (U = 0,
+    clock 0). The parser's own weights are overwritten (a worker's scratch parser)."""
     if chunk is not None:
-        docs, shuffle = [docs[i] for i in chunk], None
+        docs = [docs[i] for i in chunk]
     parser.weights.restart_from(W)  # = set_params({"W": W, "time": [0]}), without allocating
     start = _time.perf_counter()
-    stats = parser.train_epoch(docs, update=update, beam_width=beam_width, shuffle=shuffle)
+    stats = parser.train_epoch(docs, update=update, beam_width=beam_width)
     seconds = _time.perf_counter() - start
     stats = {k: v for k, v in stats.items() if k != "used_per_doc"}
     stats["seconds"] = seconds

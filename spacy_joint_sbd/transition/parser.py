@@ -36,6 +36,15 @@ from .engine_doc import DEFAULT_ATTRS, EngineDoc, to_engine_numbering
 from .updates import UPDATES
 
 
+
+def epoch_order(n_docs: int, shuffle: Optional[int] = None) -> List[int]:
+    """The order in which `TransitionParser.train_epoch` visits `n_docs` documents: input order,
+    or shuffled with seed `shuffle` (parameter mixing cuts the same order into rounds)."""
+    order = list(range(n_docs))
+    if shuffle is not None:
+        random.Random(shuffle).shuffle(order)
+    return order
+
 @dataclass
 class Parse:
     heads: numpy.ndarray
@@ -147,9 +156,7 @@ class TransitionParser:
         """
         if update not in UPDATES:
             raise ValueError(f"unknown update {update!r}; expected one of {UPDATES}")
-        order = list(range(len(docs)))
-        if shuffle is not None:
-            random.Random(shuffle).shuffle(order)
+        order = epoch_order(len(docs), shuffle)
         totals = {"docs": 0, "n_gold": 0, "violations": 0, "errors": 0, "tau": 0.0, "end_unfinished": 0}
         used_pcts = []
         for i in order:
