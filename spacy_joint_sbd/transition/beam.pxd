@@ -1,5 +1,5 @@
 from cymem.cymem cimport Pool
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t
 
 from ..learn.weights cimport HashedWeights
 from ._state cimport StateC
@@ -27,6 +27,11 @@ cdef struct WorkC:
     StateC** beam              # width items
     StateC** nxt               # width items
     CandC* top                 # width + 1 candidates
+    # prediction only (NULL while training, whose updates change W mid-document): a direct-mapped
+    # cache of the partial score of each (role, token) of features.role_features
+    int64_t* role_keys         # ROLE_SLOTS keys ((tok + 1) · N_ROLES + role; -1 = empty)
+    float* role_scores         # ROLE_SLOTS × n_classes partial scores
+    int role_toks[16]          # the tokens filling the roles of the state being scored
 
 
 cdef class Workspace:
@@ -46,5 +51,9 @@ cdef class Engine:
     cdef Workspace workspace(self, attrs, fixed_starts, int width, bint use_averages=*)
     cdef int features(self, WorkC* w, const StateC* s) noexcept nogil
     cdef void score(self, WorkC* w, const StateC* s, float* out) noexcept nogil
+    cdef void cache_roles(self, Workspace ws) except *
     cdef int expand_and_filter(self, WorkC* w, StateC** beam, int beam_len, StateC** out, int width,
                                CandC* top, const int* gold, int n_gold) noexcept nogil
+
+
+cdef void forget_roles(WorkC* w) noexcept nogil

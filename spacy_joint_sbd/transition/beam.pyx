@@ -21,6 +21,13 @@ sentence, False / 0 = it does not, None / -1 = predicted (n bools: every boundar
 0 = the model as trained) and `parse(..., return_probs=True)` also returns the sentence-start
 probability of every token (`_start_probs`: softmax over the final beam items' scores).
 
+Role cache (prediction): about 40% of a state's feature keys read one token in one role (s0's
+word, b0's shape, ...; `features.role_features`). `parse` caches the partial score of each
+(role, token) in a direct-mapped table of `ROLE_SLOTS` entries, so a state hashes and sums only
+its other keys plus N_ROLES cached rows (scores equal up to float rounding; `testing.role_scores`
+checks them). Training caches too, except greedy (an update per move): `updates` empties the cache
+(`forget_roles`) whenever it changes the weights before the document is done (laso).
+
 Per-call state: every call builds its own `Workspace` (the document, the weight table it scores,
 feature / score / beam buffers, owned by a cymem Pool), so the Engine itself is read-only while
 it parses. Threads: `parse` releases the GIL and many threads may parse with one Engine at once
@@ -35,11 +42,11 @@ import numpy
 
 from cymem.cymem cimport Pool
 from libc.math cimport exp
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t
 
 from ..learn.weights cimport HashedWeights, score_table
 from ._state cimport StateC, is_final, read_arcs, state_decref, state_init
-from .features cimport MAX_EXTRA, MAX_FEATS, extract_features
+from .features cimport MAX_EXTRA, MAX_FEATS, N_ROLES, extract_features, extract_split, role_features
 from .moves cimport N_MOVES, SB, apply_move, move_of, set_doc, valid_moves
 
 from .moves import MAX_TOKENS, check_n_labels, n_classes_for
@@ -47,6 +54,7 @@ from .moves import MAX_TOKENS, check_n_labels, n_classes_for
 cdef enum:
     COMMIT_EVERY = 256
     MAX_LAG = 2048
+    ROLE_SLOTS = 4096  # role cache entries (power of 2): ~4096 / N_ROLES tokens of the document
 
 MAX_BEAM_WIDTH = 1 << 16
 """Widest beam accepted (the per-call buffers hold `beam_width` items; far beyond any use)."""
@@ -155,14 +163,41 @@ cdef class Engine:
         ws.c.beam = <StateC**>ws.mem.alloc(width, sizeof(StateC*))
         ws.c.nxt = <StateC**>ws.mem.alloc(width, sizeof(StateC*))
         ws.c.top = <CandC*>ws.mem.alloc(width + 1, sizeof(CandC))
+        ws.c.role_keys = NULL  # no role cache unless `cache_roles` gives one
+        ws.c.role_scores = NULL
         return ws
 
     cdef int features(self, WorkC* w, const StateC* s) noexcept nogil:
         return extract_features(w.feats, s, &w.doc, w.attrs, &self.cfg)
 
     cdef void score(self, WorkC* w, const StateC* s, float* out) noexcept nogil:
-        cdef int nf = self.features(w, s)
-        score_table(w.W, w.n_rows, w.n_classes, w.feats, nf, out)
+        cdef int nf, r, c, tok, slot, nc = w.n_classes
+        cdef int64_t key
+        cdef const float* part
+        if w.role_keys is NULL:
+            nf = self.features(w, s)
+            score_table(w.W, w.n_rows, nc, w.feats, nf, out)
+            return
+        nf = extract_split(w.feats, w.role_toks, s, &w.doc, w.attrs, &self.cfg)
+        score_table(w.W, w.n_rows, nc, w.feats, nf, out)
+        for r in range(N_ROLES):
+            tok = w.role_toks[r]
+            key = <int64_t>(tok + 1) * N_ROLES + r
+            slot = <int>(key & (ROLE_SLOTS - 1))
+            part = &w.role_scores[slot * nc]
+            if w.role_keys[slot] != key:  # miss: the role's own keys, scored once (feats is free now)
+                nf = role_features(w.feats, r, tok, w.attrs, &self.cfg)
+                score_table(w.W, w.n_rows, nc, w.feats, nf, <float*>part)
+                w.role_keys[slot] = key
+            for c in range(nc):
+                out[c] += part[c]
+
+    cdef void cache_roles(self, Workspace ws) except *:
+        """Give `ws` a role cache. Its entries hold scores of the weights at the time they were
+        filled: whoever changes the weights while it lives calls `forget_roles`."""
+        ws.c.role_keys = <int64_t*>ws.mem.alloc(ROLE_SLOTS, sizeof(int64_t))
+        ws.c.role_scores = <float*>ws.mem.alloc(ROLE_SLOTS * self.n_classes, sizeof(float))
+        forget_roles(&ws.c)
 
     cdef int expand_and_filter(self, WorkC* w, StateC** beam, int beam_len, StateC** out, int width,
                                CandC* top, const int* gold, int n_gold) noexcept nogil:
@@ -227,6 +262,8 @@ cdef class Engine:
         cdef Workspace ws = self.workspace(attrs, fixed_starts, width, use_averages)
         cdef WorkC* w = &ws.c
         w.sb_bias = bias
+        if ws.c.doc.n:
+            self.cache_roles(ws)
         cdef int n = w.doc.n
         heads = numpy.full((n + 1,), -1, dtype=numpy.int32)
         labels = numpy.zeros((n + 1,), dtype=numpy.int32)
@@ -313,6 +350,14 @@ cdef class Engine:
         nf = self.features(&ws.c, s)
         state_decref(s)
         return nf
+
+
+cdef void forget_roles(WorkC* w) noexcept nogil:
+    """Empty the role cache of `w` (if it has one): after an update of the weights it scores."""
+    cdef int i
+    if w.role_keys is not NULL:
+        for i in range(ROLE_SLOTS):
+            w.role_keys[i] = -1
 
 
 def check_bias(sb_bias) -> float:

@@ -18,5 +18,26 @@ cdef struct FeatConfigC:
     int extra_cols[8]
 
 
+# The roles whose unigram templates depend on one token only (`role_features`): at prediction the
+# beam caches each (role, token)'s partial score instead of hashing and summing its rows per state.
+cdef enum:
+    R_S0 = 0
+    R_S1
+    R_S2
+    R_B0
+    R_B1
+    R_B2
+    R_PREV
+    R_S0L1
+    R_S0R1
+    R_S1L1
+    R_S1R1
+    N_ROLES
+
+
 cdef int extract_features(uint64_t* out, const StateC* s, const DocC* doc,
                           const uint64_t* attrs, const FeatConfigC* cfg) noexcept nogil
+cdef int extract_split(uint64_t* out, int* role_toks, const StateC* s, const DocC* doc,
+                       const uint64_t* attrs, const FeatConfigC* cfg) noexcept nogil
+cdef int role_features(uint64_t* out, int role, int tok, const uint64_t* attrs,
+                       const FeatConfigC* cfg) noexcept nogil

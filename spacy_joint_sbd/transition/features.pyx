@@ -18,6 +18,12 @@ arc-eager head of S0 (unavailable in ArcStandard) is replaced by s2. Templates:
 Token attributes come from an (n × n_attrs) uint64 array whose columns the caller chooses; the
 roles "word" and "tag" name two of them, any others listed in `extra_cols` add the extra block.
 A feature key is the MurmurHash of (template id, values…).
+
+Roles: the templates that read one token in one position (s0, s1, s2, b0, b1, b2, b0 − 1 and the
+outer children of s0 and s1: their word / tag / word+tag and extra-column unigrams, about 40% of
+the keys) are grouped by role (`role_features`). `extract_split` gives a state's other keys and the
+token filling each role, so that the beam can reuse each (role, token)'s partial score across the
+states and steps that share it (`beam`'s role cache); `extract_features` gives every key.
 """
 import numpy
 
@@ -71,9 +77,60 @@ cdef inline int add(uint64_t* out, int k, uint64_t tid, uint64_t a, uint64_t b, 
     return k + 1
 
 
+# Per role (the R_* enum of features.pxd): the template id of its word feature (tag = id + 1,
+# word+tag = id + 2 where ROLE_WP), and its extra-column template base (200 + 8t + offset; -1: none).
+cdef int ROLE_TID[N_ROLES]
+cdef bint ROLE_WP[N_ROLES]
+cdef int ROLE_EXTRA[N_ROLES]
+ROLE_TID[:] = [2, 5, 8, 10, 13, 16, 114, 70, 73, 76, 79]
+ROLE_WP[:] = [True, True, False, True, True, False, False, False, False, False, False]
+ROLE_EXTRA[:] = [202, -1, -1, 200, 203, -1, 201, -1, -1, -1, -1]
+
+
+cdef inline int _role_base(uint64_t* out, int k, int role, int tok, const uint64_t* attrs,
+                           const FeatConfigC* cfg) noexcept nogil:
+    cdef uint64_t w = attr(attrs, cfg, tok, cfg.word_col), p = attr(attrs, cfg, tok, cfg.tag_col)
+    k = add(out, k, ROLE_TID[role], w, 0, 0, 0)
+    k = add(out, k, ROLE_TID[role] + 1, p, 0, 0, 0)
+    if ROLE_WP[role]:
+        k = add(out, k, ROLE_TID[role] + 2, w, p, 0, 0)
+    return k
+
+
+cdef inline int _role_extra(uint64_t* out, int k, int role, int tok, int t, const uint64_t* attrs,
+                            const FeatConfigC* cfg) noexcept nogil:
+    return add(out, k, ROLE_EXTRA[role] + 8 * t, attr(attrs, cfg, tok, cfg.extra_cols[t]), 0, 0, 0)
+
+
+cdef int role_features(uint64_t* out, int role, int tok, const uint64_t* attrs,
+                       const FeatConfigC* cfg) noexcept nogil:
+    """The keys of the templates of `role` (R_*) that read token `tok` alone (-1 none, 0 root):
+    the keys `extract_features` emits for them when `tok` fills that role; returns how many."""
+    cdef int k = _role_base(out, 0, role, tok, attrs, cfg), t
+    if ROLE_EXTRA[role] >= 0:
+        for t in range(cfg.n_extra):
+            k = _role_extra(out, k, role, tok, t, attrs, cfg)
+    return k
+
+
 cdef int extract_features(uint64_t* out, const StateC* s, const DocC* doc,
                           const uint64_t* attrs, const FeatConfigC* cfg) noexcept nogil:
     """Write the feature keys of state `s` into `out` (≥ MAX_FEATS slots); returns how many."""
+    return _extract(out, NULL, s, doc, attrs, cfg)
+
+
+cdef int extract_split(uint64_t* out, int* role_toks, const StateC* s, const DocC* doc,
+                       const uint64_t* attrs, const FeatConfigC* cfg) noexcept nogil:
+    """`extract_features` without the role templates: writes the other keys into `out` (returns
+    how many) and the token filling each role into `role_toks` (N_ROLES slots), so that the keys
+    of the state are these plus `role_features(r, role_toks[r])` for every role r."""
+    return _extract(out, role_toks, s, doc, attrs, cfg)
+
+
+cdef inline int _extract(uint64_t* out, int* role_toks, const StateC* s, const DocC* doc,
+                         const uint64_t* attrs, const FeatConfigC* cfg) noexcept nogil:
+    """Both of the above: role templates inline, in template order (role_toks NULL), or left out."""
+    cdef bint full = role_toks is NULL
     cdef const NodeC* S0 = s.stack
     cdef const NodeC* S1 = S0.next if s.stack_len >= 2 else NULL
     cdef const NodeC* S2 = S1.next if s.stack_len >= 3 else NULL
@@ -120,22 +177,25 @@ cdef int extract_features(uint64_t* out, const StateC* s, const DocC* doc,
     cdef int t = 0
     # bias and unigrams
     k = add(out, k, 1, 0, 0, 0, 0)
-    k = add(out, k, 2, s0w, 0, 0, 0)
-    k = add(out, k, 3, s0p, 0, 0, 0)
-    k = add(out, k, 4, s0w, s0p, 0, 0)
-    k = add(out, k, 5, s1w, 0, 0, 0)
-    k = add(out, k, 6, s1p, 0, 0, 0)
-    k = add(out, k, 7, s1w, s1p, 0, 0)
-    k = add(out, k, 8, s2w, 0, 0, 0)
-    k = add(out, k, 9, s2p, 0, 0, 0)
-    k = add(out, k, 10, b0w, 0, 0, 0)
-    k = add(out, k, 11, b0p, 0, 0, 0)
-    k = add(out, k, 12, b0w, b0p, 0, 0)
-    k = add(out, k, 13, b1w, 0, 0, 0)
-    k = add(out, k, 14, b1p, 0, 0, 0)
-    k = add(out, k, 15, b1w, b1p, 0, 0)
-    k = add(out, k, 16, b2w, 0, 0, 0)
-    k = add(out, k, 17, b2p, 0, 0, 0)
+    if full:
+        k = _role_base(out, k, R_S0, s0, attrs, cfg)
+        k = _role_base(out, k, R_S1, s1, attrs, cfg)
+        k = _role_base(out, k, R_S2, s2, attrs, cfg)
+        k = _role_base(out, k, R_B0, b0, attrs, cfg)
+        k = _role_base(out, k, R_B1, b1, attrs, cfg)
+        k = _role_base(out, k, R_B2, b2, attrs, cfg)
+    else:
+        role_toks[R_S0] = s0
+        role_toks[R_S1] = s1
+        role_toks[R_S2] = s2
+        role_toks[R_B0] = b0
+        role_toks[R_B1] = b1
+        role_toks[R_B2] = b2
+        role_toks[R_PREV] = prev
+        role_toks[R_S0L1] = s0l1
+        role_toks[R_S0R1] = s0r1
+        role_toks[R_S1L1] = s1l1
+        role_toks[R_S1R1] = s1r1
     # pairs
     k = add(out, k, 20, s0w, s0p, s1w, s1p)
     k = add(out, k, 21, s0w, s0p, s1w, 0)
@@ -176,17 +236,17 @@ cdef int extract_features(uint64_t* out, const StateC* s, const DocC* doc,
     k = add(out, k, 66, s1w, s1vr, 0, 0)
     k = add(out, k, 67, s1p, s1vr, 0, 0)
     # children (second order) and second children (third order)
-    k = add(out, k, 70, attr(attrs, cfg, s0l1, wc), 0, 0, 0)
-    k = add(out, k, 71, s0l1p, 0, 0, 0)
+    if full:
+        k = _role_base(out, k, R_S0L1, s0l1, attrs, cfg)
     k = add(out, k, 72, s0l1l, 0, 0, 0)
-    k = add(out, k, 73, attr(attrs, cfg, s0r1, wc), 0, 0, 0)
-    k = add(out, k, 74, s0r1p, 0, 0, 0)
+    if full:
+        k = _role_base(out, k, R_S0R1, s0r1, attrs, cfg)
     k = add(out, k, 75, s0r1l, 0, 0, 0)
-    k = add(out, k, 76, attr(attrs, cfg, s1l1, wc), 0, 0, 0)
-    k = add(out, k, 77, s1l1p, 0, 0, 0)
+    if full:
+        k = _role_base(out, k, R_S1L1, s1l1, attrs, cfg)
     k = add(out, k, 78, s1l1l, 0, 0, 0)
-    k = add(out, k, 79, attr(attrs, cfg, s1r1, wc), 0, 0, 0)
-    k = add(out, k, 80, s1r1p, 0, 0, 0)
+    if full:
+        k = _role_base(out, k, R_S1R1, s1r1, attrs, cfg)
     k = add(out, k, 81, s1r1l, 0, 0, 0)
     k = add(out, k, 82, s0l2p, s0l2l, 0, 0)
     k = add(out, k, 83, s0r2p, s0r2l, 0, 0)
@@ -212,8 +272,8 @@ cdef int extract_features(uint64_t* out, const StateC* s, const DocC* doc,
     k = add(out, k, 111, dsb, b0p, 0, 0)
     k = add(out, k, 112, dsb, b0w, 0, 0)
     k = add(out, k, 113, dsb, s0p, 0, 0)
-    k = add(out, k, 114, pw, 0, 0, 0)
-    k = add(out, k, 115, pp, 0, 0, 0)
+    if full:
+        k = _role_base(out, k, R_PREV, prev, attrs, cfg)
     k = add(out, k, 116, pw, b0w, 0, 0)
     k = add(out, k, 117, pp, b0p, 0, 0)
     k = add(out, k, 118, pp, b0p, b1p, 0)
@@ -222,10 +282,11 @@ cdef int extract_features(uint64_t* out, const StateC* s, const DocC* doc,
     k = add(out, k, 121, dsb, pp, b0p, 0)
     for t in range(cfg.n_extra):
         col = cfg.extra_cols[t]
-        k = add(out, k, 200 + 8 * t, attr(attrs, cfg, b0, col), 0, 0, 0)
-        k = add(out, k, 201 + 8 * t, attr(attrs, cfg, prev, col), 0, 0, 0)
-        k = add(out, k, 202 + 8 * t, attr(attrs, cfg, s0, col), 0, 0, 0)
-        k = add(out, k, 203 + 8 * t, attr(attrs, cfg, b1, col), 0, 0, 0)
+        if full:
+            k = _role_extra(out, k, R_B0, b0, t, attrs, cfg)
+            k = _role_extra(out, k, R_PREV, prev, t, attrs, cfg)
+            k = _role_extra(out, k, R_S0, s0, t, attrs, cfg)
+            k = _role_extra(out, k, R_B1, b1, t, attrs, cfg)
         k = add(out, k, 204 + 8 * t, attr(attrs, cfg, prev, col), attr(attrs, cfg, b0, col), 0, 0)
     return k
 

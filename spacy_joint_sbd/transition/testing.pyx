@@ -7,6 +7,8 @@
   a tiny document by brute force.
 - `state_features`: the feature keys of the state a class sequence reaches, to compute updates
   (ΔΦ) by hand.
+- `split_features`, `role_scores`: the same state's keys split into role templates and the rest,
+  and its scores with and without the prediction-time role cache (`beam`'s docstring).
 """
 import numpy
 
@@ -14,6 +16,7 @@ from libc.stdint cimport uint64_t
 
 from ._state cimport StateC, state_decref, state_init
 from .beam cimport Engine, WorkC, Workspace
+from .features cimport MAX_FEATS, N_ROLES, extract_split, role_features
 from .moves cimport N_MOVES, apply_move, move_of, valid_moves
 
 from .moves import as_classes, move_name
@@ -105,5 +108,69 @@ def state_features(Engine engine not None, attrs, actions, fixed_starts=None):
             s = nxt
         nf = engine.features(w, s)
         return numpy.asarray(<uint64_t[:nf]>w.feats).copy()
+    finally:
+        state_decref(s)
+
+
+cdef StateC* _reach(Engine engine, WorkC* w, const int[::1] C) except NULL:
+    """The state the class sequence C reaches from the initial state (refs = 1), moves checked."""
+    cdef StateC* s = state_init(w.doc.n)
+    cdef StateC* nxt
+    cdef bint valid[N_MOVES]
+    cdef int step, c
+    if s is NULL:
+        raise MemoryError()
+    s.refs = 1
+    for step in range(C.shape[0]):
+        c = C[step]
+        valid_moves(s, &w.doc, valid)
+        if not valid[move_of(c, engine.n_labels)]:
+            state_decref(s)
+            raise OracleError(f"move {move_name(c, engine.n_labels)} (class {c}) invalid at step {step}")
+        nxt = apply_move(s, c, &w.doc)
+        state_decref(s)
+        if nxt is NULL:
+            raise MemoryError()
+        nxt.refs = 1
+        s = nxt
+    return s
+
+
+def split_features(Engine engine not None, attrs, actions, fixed_starts=None):
+    """(other keys, [keys of role r for r in range(N_ROLES)]) of the state `actions` reaches: the
+    split the role cache scores by. Their union (as a multiset) is `state_features`' keys."""
+    cdef const int[::1] C = as_classes(actions, engine.n_labels)
+    cdef Workspace ws = engine.workspace(attrs, fixed_starts, 1)
+    cdef WorkC* w = &ws.c
+    cdef StateC* s = _reach(engine, w, C)
+    cdef int nf, r
+    try:
+        nf = extract_split(w.feats, w.role_toks, s, &w.doc, w.attrs, &engine.cfg)
+        other = numpy.asarray(<uint64_t[:nf]>w.feats).copy()
+        roles = []
+        for r in range(N_ROLES):
+            nf = role_features(w.feats, r, w.role_toks[r], w.attrs, &engine.cfg)
+            roles.append(numpy.asarray(<uint64_t[:nf]>w.feats).copy() if nf else numpy.zeros(0, numpy.uint64))
+        return other, roles
+    finally:
+        state_decref(s)
+
+
+def role_scores(Engine engine not None, attrs, actions, fixed_starts=None):
+    """The scores of the state `actions` reaches: (uncached, with the role cache filled by this
+    call (misses), with the cache filled (hits)), float32 arrays of n_classes."""
+    cdef const int[::1] C = as_classes(actions, engine.n_labels)
+    cdef Workspace ws = engine.workspace(attrs, fixed_starts, 1)
+    cdef WorkC* w = &ws.c
+    cdef StateC* s = _reach(engine, w, C)
+    try:
+        engine.score(w, s, w.scores)
+        full = numpy.asarray(<float[:engine.n_classes]>w.scores).copy()
+        engine.cache_roles(ws)
+        engine.score(w, s, w.scores)
+        miss = numpy.asarray(<float[:engine.n_classes]>w.scores).copy()
+        engine.score(w, s, w.scores)
+        hit = numpy.asarray(<float[:engine.n_classes]>w.scores).copy()
+        return full, miss, hit
     finally:
         state_decref(s)

@@ -33,7 +33,7 @@ from libc.stdint cimport uint64_t
 
 from ..learn.update cimport SparseUpdate
 from ._state cimport StateC, is_final, state_decref, state_init
-from .beam cimport CandC, Engine, WorkC, Workspace
+from .beam cimport CandC, Engine, WorkC, Workspace, forget_roles
 from .moves cimport N_MOVES, apply_move, move_of, valid_moves
 
 from ..learn.learners import apply_update
@@ -73,6 +73,8 @@ def train_document(Engine engine not None, attrs, gold_actions, update="dlaso", 
     cdef WorkC* w = &ws.c
     cdef int n = w.doc.n
     cdef int T = G.shape[0]
+    if update != "greedy" and n:  # greedy updates after every move: nothing to reuse
+        engine.cache_roles(ws)
     stats = {"n_gold": T, "used": T, "violations": 0, "errors": 0, "tau": 0.0, "end_unfinished": 0}
     if n == 0 or T == 0:
         return stats
@@ -263,6 +265,7 @@ cdef int _beam_updates(Engine engine, WorkC* w, StateC** gold, const int* G, int
                 stats["violations"] += 1
                 if update == "laso":
                     stats["tau"] += apply_update(engine.weights, upd, learner)
+                    forget_roles(w)  # its partial scores are of the weights before this update
                     upd.clear()
                     stale = t
                 for i in range(beam_len):
