@@ -95,7 +95,7 @@ def test_ablation_smoke(ud, tmp_path):
            "--epochs", "1", "--limit", "6", "--ks", "4,16"]
     subprocess.run(cmd, check=True, capture_output=True)
     models = {p.stem: json.loads(p.read_text()) for p in (out / "models").glob("*.json")}
-    assert set(models) == {s.key for s in ablation.model_specs()} and len(models) == 28
+    assert set(models) == {s.key for s in ablation.model_specs()} and len(models) == 32
     assert models["star-atis+ewt+gum-row4"]["train_docs"] == 3 * models["star-ewt-row3"]["train_docs"]
     # ATIS (no XPOS) is tagged but not learnt from: the jackknifed accuracy is over EWT and GUM only
     assert models["star-atis+ewt+gum-row4"]["tag_accuracy"]["jackknifed_train"] is not None
@@ -107,6 +107,10 @@ def test_ablation_smoke(ud, tmp_path):
     assert last["tagger_context"] == [4, 16] and models["star-atis+ewt+gum-row5"]["tagger_context"] is None
     assert set(last["tag_accuracy"]) == set(models["star-atis+ewt+gum-row5"]["tag_accuracy"])
     assert last["update"] == "dlaso" and models["star-atis+ewt+gum-row7"]["update"] == "laso"
+    # row 8 is row 6 with beam 20 and twice the epochs, and is tested against row 6
+    wide = models["star-atis+ewt+gum-row8"]
+    assert (wide["update"], wide["beam"], wide["epochs"]) == ("dlaso", 20, 2 * last["epochs"])
+    assert wide["tagger_context"] == last["tagger_context"] and ablation.base_row(8) == 6 and ablation.base_row(7) == 6
     # the operating point is chosen on EWT dev, never on a scored set, and only in the last row
     tuned = models["star-atis+ewt+gum-row5"]
     assert set(tuned["bias_tuning_dev_f1"]) == {str(b) for b in ablation.BIAS_GRID} and tuned["sb_bias"] in ablation.BIAS_GRID
@@ -117,7 +121,7 @@ def test_ablation_smoke(ud, tmp_path):
             assert len(s["per_doc"]) == 6
     table = (out / "ablation.md").read_text()
     rows = [line for line in table.splitlines() if line.startswith("| ") and line[2].isdigit()]
-    assert len(rows) == 8 and "–" not in "".join(rows)
+    assert len(rows) == 9 and "–" not in "".join(rows)
     assert "en_core_web_sm" in table and (out / "ablation.png").stat().st_size > 10_000
     stamp = {p: p.stat().st_mtime_ns for p in (out / "models").glob("*.json")}
     subprocess.run(cmd, check=True, capture_output=True)
