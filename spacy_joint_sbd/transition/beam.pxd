@@ -29,8 +29,9 @@ cdef struct WorkC:
     CandC* top                 # width + 1 candidates
     # prediction only (NULL while training, whose updates change W mid-document): a direct-mapped
     # cache of the partial score of each (role, token) of features.role_features
-    int64_t* role_keys         # ROLE_SLOTS keys ((tok + 1) · N_ROLES + role; -1 = empty)
-    float* role_scores         # ROLE_SLOTS × n_classes partial scores
+    int64_t* role_keys         # role_mask + 1 keys ((tok + 1) · N_ROLES + role; -1 = empty)
+    float* role_scores         # (role_mask + 1) × n_classes partial scores
+    int64_t role_mask          # slots − 1 (slots: a power of 2, ≤ MAX_ROLE_SLOTS)
     int role_toks[16]          # the tokens filling the roles of the state being scored
 
 

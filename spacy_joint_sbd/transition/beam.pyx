@@ -21,9 +21,10 @@ sentence, False / 0 = it does not, None / -1 = predicted (n bools: every boundar
 0 = the model as trained) and `parse(..., return_probs=True)` also returns the sentence-start
 probability of every token (`_start_probs`: softmax over the final beam items' scores).
 
-Role cache (prediction): about 40% of a state's feature keys read one token in one role (s0's
-word, b0's shape, ...; `features.role_features`). `parse` caches the partial score of each
-(role, token) in a direct-mapped table of `ROLE_SLOTS` entries, so a state hashes and sums only
+Role cache: about 40% of a state's feature keys read one token in one role (s0's word, b0's
+shape, ...; `features.role_features`). `parse` caches the partial score of each (role, token) in
+a direct-mapped table (slots for every (role, token) of the document, at most `MAX_ROLE_SLOTS`:
+short documents allocate little), so a state hashes and sums only
 its other keys plus N_ROLES cached rows (scores equal up to float rounding; `testing.role_scores`
 checks them). Training caches too, except greedy (an update per move): `updates` empties the cache
 (`forget_roles`) whenever it changes the weights before the document is done (laso).
@@ -54,7 +55,7 @@ from .moves import MAX_TOKENS, check_n_labels, n_classes_for
 cdef enum:
     COMMIT_EVERY = 256
     MAX_LAG = 2048
-    ROLE_SLOTS = 4096  # role cache entries (power of 2): ~4096 / N_ROLES tokens of the document
+    MAX_ROLE_SLOTS = 4096  # role cache entries at most (a power of 2): ~370 tokens' roles
 
 MAX_BEAM_WIDTH = 1 << 16
 """Widest beam accepted (the per-call buffers hold `beam_width` items; far beyond any use)."""
@@ -183,7 +184,7 @@ cdef class Engine:
         for r in range(N_ROLES):
             tok = w.role_toks[r]
             key = <int64_t>(tok + 1) * N_ROLES + r
-            slot = <int>(key & (ROLE_SLOTS - 1))
+            slot = <int>(key & w.role_mask)
             part = &w.role_scores[slot * nc]
             if w.role_keys[slot] != key:  # miss: the role's own keys, scored once (feats is free now)
                 nf = role_features(w.feats, r, tok, w.attrs, &self.cfg)
@@ -195,8 +196,12 @@ cdef class Engine:
     cdef void cache_roles(self, Workspace ws) except *:
         """Give `ws` a role cache. Its entries hold scores of the weights at the time they were
         filled: whoever changes the weights while it lives calls `forget_roles`."""
-        ws.c.role_keys = <int64_t*>ws.mem.alloc(ROLE_SLOTS, sizeof(int64_t))
-        ws.c.role_scores = <float*>ws.mem.alloc(ROLE_SLOTS * self.n_classes, sizeof(float))
+        cdef int64_t slots = 64
+        while slots < MAX_ROLE_SLOTS and slots < <int64_t>N_ROLES * (ws.c.doc.n + 2):
+            slots *= 2
+        ws.c.role_mask = slots - 1
+        ws.c.role_keys = <int64_t*>ws.mem.alloc(slots, sizeof(int64_t))
+        ws.c.role_scores = <float*>ws.mem.alloc(slots * self.n_classes, sizeof(float))
         forget_roles(&ws.c)
 
     cdef int expand_and_filter(self, WorkC* w, StateC** beam, int beam_len, StateC** out, int width,
@@ -354,9 +359,9 @@ cdef class Engine:
 
 cdef void forget_roles(WorkC* w) noexcept nogil:
     """Empty the role cache of `w` (if it has one): after an update of the weights it scores."""
-    cdef int i
+    cdef int64_t i
     if w.role_keys is not NULL:
-        for i in range(ROLE_SLOTS):
+        for i in range(w.role_mask + 1):
             w.role_keys[i] = -1
 
 
