@@ -3,7 +3,7 @@ from libc.stdint cimport int64_t, uint64_t
 
 from ..learn.weights cimport HashedWeights
 from ._state cimport StateC
-from .features cimport FeatConfigC
+from .features cimport N_ROLES, FeatConfigC
 from .moves cimport DocC
 
 
@@ -27,12 +27,12 @@ cdef struct WorkC:
     StateC** beam              # width items
     StateC** nxt               # width items
     CandC* top                 # width + 1 candidates
-    # prediction only (NULL while training, whose updates change W mid-document): a direct-mapped
-    # cache of the partial score of each (role, token) of features.role_features
+    # NULL, or (parse; beam training, emptied by `forget_roles` after a mid-document update) a
+    # direct-mapped cache of the partial score of each (role, token) of features.role_features
     int64_t* role_keys         # role_mask + 1 keys ((tok + 1) · N_ROLES + role; -1 = empty)
     float* role_scores         # (role_mask + 1) × n_classes partial scores
     int64_t role_mask          # slots − 1 (slots: a power of 2, ≤ MAX_ROLE_SLOTS)
-    int role_toks[16]          # the tokens filling the roles of the state being scored
+    int role_toks[N_ROLES]     # the tokens filling the roles of the state being scored
 
 
 cdef class Workspace:

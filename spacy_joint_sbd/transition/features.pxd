@@ -18,8 +18,8 @@ cdef struct FeatConfigC:
     int extra_cols[8]
 
 
-# The roles whose unigram templates depend on one token only (`role_features`): at prediction the
-# beam caches each (role, token)'s partial score instead of hashing and summing its rows per state.
+# The roles whose unigram templates depend on one token only (`role_features`): the beam caches
+# each (role, token)'s partial score instead of hashing and summing its rows per state.
 cdef enum:
     R_S0 = 0
     R_S1

@@ -7,12 +7,12 @@
   a tiny document by brute force.
 - `state_features`: the feature keys of the state a class sequence reaches, to compute updates
   (ΔΦ) by hand.
-- `split_features`, `role_scores`: the same state's keys split into role templates and the rest,
-  and its scores with and without the prediction-time role cache (`beam`'s docstring).
+- `split_features`, `role_scores`, `derivation_scores`: a state's keys split into role templates
+  and the rest, and scores with and without the role cache (`beam`'s docstring).
 """
 import numpy
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t
 
 from ._state cimport StateC, state_decref, state_init
 from .beam cimport Engine, WorkC, Workspace
@@ -174,3 +174,47 @@ def role_scores(Engine engine not None, attrs, actions, fixed_starts=None):
         return full, miss, hit
     finally:
         state_decref(s)
+
+
+
+def derivation_scores(Engine engine not None, attrs, actions, fixed_starts=None):
+    """The scores of every state of the derivation `actions` (its T moves), (uncached, cached):
+    two float32 arrays (T × n_classes). The cached ones come from ONE cache filled along the
+    derivation, as a parse fills it: entries written by earlier states, and evictions in
+    documents with more (role, token) pairs than the table has slots."""
+    cdef const int[::1] C = as_classes(actions, engine.n_labels)
+    cdef Workspace ws = engine.workspace(attrs, fixed_starts, 1)
+    cdef WorkC* w = &ws.c
+    cdef int T = C.shape[0], step, c, nc = engine.n_classes
+    plain = numpy.zeros((T, nc), dtype=numpy.float32)
+    cached = numpy.zeros((T, nc), dtype=numpy.float32)
+    cdef float[:, ::1] P = plain
+    cdef float[:, ::1] Q = cached
+    cdef StateC* s = state_init(w.doc.n)
+    cdef StateC* nxt
+    cdef bint valid[N_MOVES]
+    if s is NULL:
+        raise MemoryError()
+    s.refs = 1
+    engine.cache_roles(ws)
+    cdef int64_t* keys = w.role_keys
+    try:
+        for step in range(T):
+            c = C[step]
+            valid_moves(s, &w.doc, valid)
+            if not valid[move_of(c, engine.n_labels)]:
+                raise OracleError(f"move {move_name(c, engine.n_labels)} (class {c}) invalid at step {step}")
+            w.role_keys = NULL  # uncached, then cached with the same workspace's cache
+            engine.score(w, s, &P[step, 0])
+            w.role_keys = keys
+            engine.score(w, s, &Q[step, 0])
+            nxt = apply_move(s, c, &w.doc)
+            if nxt is NULL:
+                raise MemoryError()
+            nxt.refs = 1
+            state_decref(s)
+            s = nxt
+    finally:
+        w.role_keys = keys
+        state_decref(s)
+    return plain, cached

@@ -73,11 +73,11 @@ def train_document(Engine engine not None, attrs, gold_actions, update="dlaso", 
     cdef WorkC* w = &ws.c
     cdef int n = w.doc.n
     cdef int T = G.shape[0]
-    if update != "greedy" and n:  # greedy updates after every move: nothing to reuse
-        engine.cache_roles(ws)
     stats = {"n_gold": T, "used": T, "violations": 0, "errors": 0, "tau": 0.0, "end_unfinished": 0}
     if n == 0 or T == 0:
         return stats
+    if update != "greedy":  # greedy updates after every move: nothing to reuse
+        engine.cache_roles(ws)
     _check_gold(w, &G[0], T, engine.n_labels)  # before any update: a rejected document changes nothing
     cdef SparseUpdate upd = SparseUpdate(engine.weights.n_rows, engine.n_classes)
     # the gold derivation c_0..c_T with its scores under the current weights

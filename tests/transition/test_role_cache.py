@@ -1,6 +1,7 @@
-"""The prediction-time role cache (`beam.Engine.score` with `cache_roles`): a state's keys split
-into role templates and the rest lose no key and add none, and cached scores equal uncached ones,
-on every state of the gold derivations of real EWT documents (SWAPs, SBs and the root included)."""
+"""The role cache (`beam.Engine.score` with `cache_roles`; parse and beam training): a state's keys
+split into role templates and the rest lose no key and add none, and cached scores equal uncached
+ones, on every state of the gold derivations of real EWT documents (SWAPs, SBs and the root
+included), also along one long derivation whose (role, token) pairs outnumber the cache's slots."""
 from collections import Counter
 
 import numpy
@@ -8,7 +9,8 @@ import pytest
 
 from engine_docs import encode
 from spacy_joint_sbd.transition import TransitionParser
-from spacy_joint_sbd.transition.testing import role_scores, split_features, state_features
+from spacy_joint_sbd.transition import EngineDoc
+from spacy_joint_sbd.transition.testing import derivation_scores, role_scores, split_features, state_features
 
 SWAP = 1
 
@@ -55,3 +57,24 @@ def test_cached_scores_equal_uncached(trained):
             worst = max(worst, float(numpy.abs(miss - full).max()))
     assert worst < 1e-4
 
+
+
+def _concat(docs):
+    """One EngineDoc of whole documents one after the other (heads shifted)."""
+    total, parts = 0, []
+    for d in docs:
+        parts.append((d.attrs, numpy.where(d.heads >= 0, d.heads + total, -1), d.labels, d.sent_starts))
+        total += len(d)
+    return EngineDoc(*(numpy.concatenate(p) for p in zip(*parts)))
+
+
+def test_one_cache_along_a_long_derivation(trained, sample_docs):
+    """A cache filled state after state, as a parse fills it, over more (role, token) pairs than
+    MAX_ROLE_SLOTS (4096 / 11 roles: ~370 tokens), so entries are evicted and refilled."""
+    parser, _ = trained
+    doc = _concat(encode(parser, sample_docs[:8]))
+    assert len(doc) > 800
+    gold = [int(c) for c in parser.oracle(doc)]
+    plain, cached = derivation_scores(parser.engine, doc.attrs, gold, parser._fixed(doc))
+    assert plain.shape == (len(gold), parser.n_classes) and numpy.abs(plain).max() > 0
+    numpy.testing.assert_allclose(cached, plain, rtol=1e-5, atol=1e-5)
