@@ -55,28 +55,52 @@ def gold_score(Engine engine not None, attrs, actions, fixed_starts=None) -> flo
     if s is NULL:
         raise MemoryError()
     cdef StateC* nxt
-    cdef bint valid[N_MOVES]
-    cdef int step, c
+    cdef int step
     s.refs = 1
     cdef double total = 0
     try:
         for step in range(C.shape[0]):
-            c = C[step]
-            valid_moves(s, &w.doc, valid)
-            if not valid[move_of(c, engine.n_labels)]:
-                raise OracleError(f"move {move_name(c, engine.n_labels)} (class {c}) invalid at "
-                                  f"step {step}")
+            nxt = _step(engine, w, s, C[step], step)
             engine.score(w, s, w.scores)
-            total += w.scores[c]
-            nxt = apply_move(s, c, &w.doc)
-            if nxt is NULL:
-                raise MemoryError()
-            nxt.refs = 1
+            total += w.scores[C[step]]
             state_decref(s)
             s = nxt
     finally:
         state_decref(s)
     return total
+
+
+cdef StateC* _step(Engine engine, WorkC* w, StateC* s, int c, int step) except NULL:
+    """The successor of `s` by class c (refs = 1; `s` untouched), or OracleError if c is invalid
+    there (`step` names it in the message)."""
+    cdef bint valid[N_MOVES]
+    valid_moves(s, &w.doc, valid)
+    if not valid[move_of(c, engine.n_labels)]:
+        raise OracleError(f"move {move_name(c, engine.n_labels)} (class {c}) invalid at step {step}")
+    cdef StateC* nxt = apply_move(s, c, &w.doc)
+    if nxt is NULL:
+        raise MemoryError()
+    nxt.refs = 1
+    return nxt
+
+
+cdef StateC* _reach(Engine engine, WorkC* w, const int[::1] C) except NULL:
+    """The state the class sequence C reaches from the initial state (refs = 1), moves checked."""
+    cdef StateC* s = state_init(w.doc.n)
+    cdef StateC* nxt
+    cdef int step
+    if s is NULL:
+        raise MemoryError()
+    s.refs = 1
+    try:
+        for step in range(C.shape[0]):
+            nxt = _step(engine, w, s, C[step], step)
+            state_decref(s)
+            s = nxt
+    except BaseException:
+        state_decref(s)
+        raise
+    return s
 
 
 def state_features(Engine engine not None, attrs, actions, fixed_starts=None):
@@ -86,54 +110,13 @@ def state_features(Engine engine not None, attrs, actions, fixed_starts=None):
     cdef const int[::1] C = as_classes(actions, engine.n_labels)
     cdef Workspace ws = engine.workspace(attrs, fixed_starts, 1)
     cdef WorkC* w = &ws.c
-    cdef StateC* s = state_init(w.doc.n)
-    if s is NULL:
-        raise MemoryError()
-    cdef StateC* nxt
-    cdef bint valid[N_MOVES]
-    cdef int step, c, nf
-    s.refs = 1
+    cdef StateC* s = _reach(engine, w, C)
+    cdef int nf
     try:
-        for step in range(C.shape[0]):
-            c = C[step]
-            valid_moves(s, &w.doc, valid)
-            if not valid[move_of(c, engine.n_labels)]:
-                raise OracleError(f"move {move_name(c, engine.n_labels)} (class {c}) invalid at "
-                                  f"step {step}")
-            nxt = apply_move(s, c, &w.doc)
-            if nxt is NULL:
-                raise MemoryError()
-            nxt.refs = 1
-            state_decref(s)
-            s = nxt
         nf = engine.features(w, s)
         return numpy.asarray(<uint64_t[:nf]>w.feats).copy()
     finally:
         state_decref(s)
-
-
-cdef StateC* _reach(Engine engine, WorkC* w, const int[::1] C) except NULL:
-    """The state the class sequence C reaches from the initial state (refs = 1), moves checked."""
-    cdef StateC* s = state_init(w.doc.n)
-    cdef StateC* nxt
-    cdef bint valid[N_MOVES]
-    cdef int step, c
-    if s is NULL:
-        raise MemoryError()
-    s.refs = 1
-    for step in range(C.shape[0]):
-        c = C[step]
-        valid_moves(s, &w.doc, valid)
-        if not valid[move_of(c, engine.n_labels)]:
-            state_decref(s)
-            raise OracleError(f"move {move_name(c, engine.n_labels)} (class {c}) invalid at step {step}")
-        nxt = apply_move(s, c, &w.doc)
-        state_decref(s)
-        if nxt is NULL:
-            raise MemoryError()
-        nxt.refs = 1
-        s = nxt
-    return s
 
 
 def split_features(Engine engine not None, attrs, actions, fixed_starts=None):
@@ -185,14 +168,13 @@ def derivation_scores(Engine engine not None, attrs, actions, fixed_starts=None)
     cdef const int[::1] C = as_classes(actions, engine.n_labels)
     cdef Workspace ws = engine.workspace(attrs, fixed_starts, 1)
     cdef WorkC* w = &ws.c
-    cdef int T = C.shape[0], step, c, nc = engine.n_classes
+    cdef int T = C.shape[0], step, nc = engine.n_classes
     plain = numpy.zeros((T, nc), dtype=numpy.float32)
     cached = numpy.zeros((T, nc), dtype=numpy.float32)
     cdef float[:, ::1] P = plain
     cdef float[:, ::1] Q = cached
     cdef StateC* s = state_init(w.doc.n)
     cdef StateC* nxt
-    cdef bint valid[N_MOVES]
     if s is NULL:
         raise MemoryError()
     s.refs = 1
@@ -200,18 +182,11 @@ def derivation_scores(Engine engine not None, attrs, actions, fixed_starts=None)
     cdef int64_t* keys = w.role_keys
     try:
         for step in range(T):
-            c = C[step]
-            valid_moves(s, &w.doc, valid)
-            if not valid[move_of(c, engine.n_labels)]:
-                raise OracleError(f"move {move_name(c, engine.n_labels)} (class {c}) invalid at step {step}")
+            nxt = _step(engine, w, s, C[step], step)
             w.role_keys = NULL  # uncached, then cached with the same workspace's cache
             engine.score(w, s, &P[step, 0])
             w.role_keys = keys
             engine.score(w, s, &Q[step, 0])
-            nxt = apply_move(s, c, &w.doc)
-            if nxt is NULL:
-                raise MemoryError()
-            nxt.refs = 1
             state_decref(s)
             s = nxt
     finally:

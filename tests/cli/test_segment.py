@@ -43,6 +43,16 @@ def test_offsets_exact_on_awkward_whitespace_and_unicode(trained_nlp):
             assert AWKWARD[t["start_char"]:t["end_char"]] == t["text"]
 
 
+def _stream_sample(nlp, sample_docs, window):
+    """Four sample documents streamed in windows: (text, sentences, stats), offsets checked."""
+    text = "\n\n".join(" ".join(r.words) for r in sample_docs[:4])
+    stats = SegmentStats()
+    sents = list(segment_stream(nlp, io.StringIO(text), "s", window_chars=window, stats=stats))
+    assert_exact(text, sents)
+    assert stats.windows > 1 and stats.sentences == len(sents)
+    return text, sents, stats
+
+
 @pytest.mark.parametrize("window", [7, 40, 150])
 def test_stream_in_windows_cuts_no_sentence(sample_docs, window):
     """The mechanism: with boundaries that depend on local text only (spaCy's sentencizer), the
@@ -51,11 +61,7 @@ def test_stream_in_windows_cuts_no_sentence(sample_docs, window):
 
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
-    text = "\n\n".join(" ".join(r.words) for r in sample_docs[:4])
-    stats = SegmentStats()
-    sents = list(segment_stream(nlp, io.StringIO(text), "s", window_chars=window, stats=stats))
-    assert_exact(text, sents)
-    assert stats.windows > 1 and stats.sentences == len(sents)
+    text, sents, stats = _stream_sample(nlp, sample_docs, window)
     if stats.forced_cuts == 0:
         assert [(s.start_char, s.end_char) for s in sents] == \
             [(s.start_char, s.end_char) for s in segment_text(nlp, text)]
@@ -66,11 +72,7 @@ def test_stream_in_windows_with_the_joint_model(trained_nlp, sample_docs, window
     """With the joint model, a boundary may move with context a window lacks (a sentence longer
     than the window is parsed in parts before it is whole): the offsets stay exact, and most
     streamed sentence ends are ends of the whole-text parse too."""
-    text = "\n\n".join(" ".join(r.words) for r in sample_docs[:4])
-    stats = SegmentStats()
-    sents = list(segment_stream(trained_nlp, io.StringIO(text), "s", window_chars=window, stats=stats))
-    assert_exact(text, sents)
-    assert stats.windows > 1 and stats.sentences == len(sents)
+    text, sents, stats = _stream_sample(trained_nlp, sample_docs, window)
     if stats.forced_cuts == 0:
         ends = {s.end_char for s in segment_text(trained_nlp, text)}
         agree = sum(s.end_char in ends for s in sents[:-1])
