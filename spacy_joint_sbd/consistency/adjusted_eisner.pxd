@@ -2,5 +2,7 @@
 cdef class AdjustedEisner:
     cdef readonly Py_ssize_t n
     cdef const double[:, ::1] arc
-    cdef const double[:, :, ::1] sib
+    cdef const double[:, :, ::1] sibT  # sibT[h, m, s] = sib[h, s, m]
     cdef bint second_order
+
+    cdef void _set_sib(self, const double[:, :, ::1] sib)

@@ -1,9 +1,9 @@
 # cython: infer_types=True, binding=True
 """Eisner decoding of one sentence with Lagrange penalties subtracted from its arc scores.
 
-``arc[h, m + 1] -= u`` for every penalty ``(m, candidates, u)``, then first- or second-order
-Eisner (`graph.eisner`, `graph.eisner2`, unconstrained), as `consistency.parsing` always did; but
-the scores are checked once per sentence (`AdjustedEisner`), not on every one of the dual
+``arc[h, m + 1] -= u`` for every penalty ``(m, candidates, u)``, then unconstrained first- or
+second-order Eisner (`graph.eisner`, `graph.eisner2.eisner2_free_c`), as `consistency.parsing`
+always did; but the scores are checked once per sentence (`AdjustedEisner`), not on every one of the dual
 decomposition's re-decodings, and the penalties are applied in C from `Penalties`' flat arrays.
 """
 from libc.math cimport INFINITY
@@ -13,7 +13,7 @@ from libc.string cimport memcpy
 import numpy
 
 from spacy_joint_sbd.graph.eisner cimport MasksC, _MaskView, eisner1_c
-from spacy_joint_sbd.graph.eisner2 cimport eisner2_c
+from spacy_joint_sbd.graph.eisner2 cimport eisner2_free_c, swap_sib_axes
 from .penalties cimport Penalties, WordArrays
 from .penalties import penalties_from_tuples
 
@@ -40,12 +40,21 @@ cdef class AdjustedEisner:
         D = arc.shape[0]
         self.n, self.arc, self.second_order = D - 1, arc, sib is not None
         if sib is not None:
-            sib = numpy.array(sib, dtype=numpy.float64, order="C")
+            sib = numpy.ascontiguousarray(sib, dtype=numpy.float64)
             if sib.shape != (D, D, D):
                 raise ValueError(f"sibling scores must be {(D, D, D)}, got {sib.shape}")
             if not numpy.isfinite(sib).all():
                 raise ValueError("sibling scores must be finite")
-            self.sib = sib
+            self._set_sib(sib)
+
+    cdef void _set_sib(self, const double[:, :, ::1] sib):
+        """Keep a copy of ``sib`` in `eisner2_free_c`'s layout (``sibT[h, m, s] = sib[h, s, m]``)."""
+        cdef Py_ssize_t D = sib.shape[0]
+        sibT = numpy.empty((D, D, D), dtype=numpy.float64)
+        cdef double[:, :, ::1] dst = sibT
+        with nogil:
+            swap_sib_axes(&sib[0, 0, 0], &dst[0, 0, 0], <int>D)
+        self.sibT = sibT
 
     def decode(self, penalties):
         """``(chart heads of positions 1..n, score)`` of the best tree under arc − penalties.
@@ -85,10 +94,12 @@ cdef class AdjustedEisner:
                 heads[k] = -1
             with nogil:
                 if self.second_order:
-                    score = eisner2_c(buf, &self.sib[0, 0, 0], &mv.c, heads)
+                    score = eisner2_free_c(buf, &self.sibT[0, 0, 0], D, heads)
                 else:
                     score = eisner1_c(buf, &mv.c, heads)
             if score == -INFINITY:
+                if self.second_order:
+                    raise MemoryError(f"no memory for the chart of a {n}-token sentence")
                 return None, score
             return [heads[k] for k in range(1, D)], score
         finally:

@@ -31,7 +31,7 @@ def decode_constrained(arc: numpy.ndarray, sib: Optional[numpy.ndarray], frags: 
     """
     n = arc.shape[0] - 1
     for name, fallback in ((constraint, False), ("none", True)):
-        masks = build_masks(n, frags, name)
+        masks = None if name == "none" else build_masks(n, frags, name)  # None: the faster chart
         heads, _ = eisner(arc, masks) if sib is None else eisner2(arc, sib, masks)
         if heads is not None:
             return heads, fallback

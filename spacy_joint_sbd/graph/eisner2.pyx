@@ -242,6 +242,205 @@ cdef double eisner2_c(const double* arc, const double* sib, const MasksC* m, int
     return best
 
 
+
+cdef void swap_sib_axes(const double* sib, double* sibT, int D) noexcept nogil:
+    """``sibT[h, m, s] = sib[h, s, m]`` over (D, D, D) tables: `eisner2_free_c`'s layout, in
+    square blocks so that both sides stay in cache."""
+    cdef size_t DD = <size_t>D * D
+    cdef int h, s0, m0, s, m, s1, m1
+    cdef const double* src
+    cdef double* dst
+    for h in range(D):
+        src = sib + h * DD
+        dst = sibT + h * DD
+        for s0 in range(0, D, 32):
+            s1 = s0 + 32 if s0 + 32 < D else D
+            for m0 in range(0, D, 32):
+                m1 = m0 + 32 if m0 + 32 < D else D
+                for s in range(s0, s1):
+                    for m in range(m0, m1):
+                        dst[<size_t>m * D + s] = src[<size_t>s * D + m]
+
+
+cdef double eisner2_free_c(const double* arc, const double* sibT, int D, int* heads) noexcept nogil:
+    """`eisner2_c` without constraints: the same items, sums and tie-breaking (first best in the
+    same loop order, so the same tree and score), with no channels, head limits or masks, and
+    every table kept in both orientations so that each inner loop reads memory in order.
+    ``sibT[(h * D + m) * D + s]`` is ``sib[h, s, m]`` (the last two axes swapped). Returns
+    -inf (heads untouched) if the tables cannot be allocated."""
+    cdef int n = D - 1
+    cdef size_t DD = <size_t>D * D
+    cdef int s, t, r, q, k, h, bq
+    cdef double v, best
+    cdef const double* row
+    cdef const double* col
+    cdef const double* sb
+    if n <= 0:
+        return 0.0
+    # Row tables X[s * D + t] and column tables XT[t * D + s] of the same item.
+    cdef double* tab = <double*>malloc(8 * DD * sizeof(double))
+    cdef int* bp = <int*>malloc(5 * DD * sizeof(int))
+    if tab == NULL or bp == NULL:
+        free(tab)
+        free(bp)
+        return -INFINITY
+    cdef double* CL = tab
+    cdef double* CLT = tab + DD
+    cdef double* CR = tab + 2 * DD
+    cdef double* CRT = tab + 3 * DD
+    cdef double* S = tab + 4 * DD  # sibling item: s's right half [s..r], t's left half [r+1..t]
+    cdef double* ST = tab + 5 * DD
+    cdef double* IR = tab + 6 * DD  # IR[s * D + t]: arc s -> t
+    cdef double* ILT = tab + 7 * DD  # ILT[t * D + s]: arc t -> s
+    cdef int* bS = bp
+    cdef int* bIR = bp + DD
+    cdef int* bIL = bp + 2 * DD
+    cdef int* bCL = bp + 3 * DD
+    cdef int* bCR = bp + 4 * DD
+    _fill(tab, 8 * DD)
+    for s in range(D):
+        CL[s * D + s] = 0.0
+        CLT[s * D + s] = 0.0
+        CR[s * D + s] = 0.0
+        CRT[s * D + s] = 0.0
+    for k in range(1, n):
+        for s in range(1, n - k + 1):
+            t = s + k
+            # S[s, t] = max_r CR[s, r] + CL[r + 1, t]
+            row = CR + s * D
+            col = CLT + t * D + 1
+            best = -INFINITY
+            bq = s
+            for r in range(s, t):
+                v = row[r] + col[r]
+                if v > best:
+                    best = v
+                    bq = r
+            S[s * D + t] = best
+            ST[t * D + s] = best
+            bS[s * D + t] = bq
+            # IR[s, t]: s -> t after sibling q (q == s: t is s's first right child).
+            sb = sibT + (<size_t>s * D + t) * D
+            best = CL[(s + 1) * D + t] + sb[s]
+            bq = s
+            row = IR + s * D
+            col = ST + t * D
+            for q in range(s + 1, t):
+                v = row[q] + sb[q] + col[q]
+                if v > best:
+                    best = v
+                    bq = q
+            IR[s * D + t] = best + arc[s * D + t]
+            bIR[s * D + t] = bq
+            # IL[s, t]: t -> s after the closer sibling q (q == t: s is t's first left child).
+            sb = sibT + (<size_t>t * D + s) * D
+            best = CR[s * D + t - 1] + sb[t]
+            bq = t
+            row = S + s * D
+            col = ILT + t * D
+            for q in range(s + 1, t):
+                v = col[q] + sb[q] + row[q]
+                if v > best:
+                    best = v
+                    bq = q
+            ILT[t * D + s] = best + arc[t * D + s]
+            bIL[s * D + t] = bq
+            # CL[s, t] = max_r CL[s, r] + IL[r, t]
+            row = CL + s * D
+            col = ILT + t * D
+            best = -INFINITY
+            bq = s
+            for r in range(s, t):
+                v = row[r] + col[r]
+                if v > best:
+                    best = v
+                    bq = r
+            CL[s * D + t] = best
+            CLT[t * D + s] = best
+            bCL[s * D + t] = bq
+            # CR[s, t] = max_r IR[s, r] + CR[r, t]
+            row = IR + s * D
+            col = CRT + t * D
+            best = -INFINITY
+            bq = t
+            for r in range(s + 1, t + 1):
+                v = row[r] + col[r]
+                if v > best:
+                    best = v
+                    bq = r
+            CR[s * D + t] = best
+            CRT[t * D + s] = best
+            bCR[s * D + t] = bq
+    best = -INFINITY
+    cdef int root_child = -1
+    for h in range(1, n + 1):
+        v = arc[h] + sibT[h * D] + CL[D + h] + CR[h * D + n]
+        if v > best:
+            best = v
+            root_child = h
+    if root_child > 0:
+        _backtrack_free(root_child, n, D, bS, bIR, bIL, bCL, bCR, heads)
+    free(tab)
+    free(bp)
+    return best
+
+
+cdef void _backtrack_free(int root_child, int n, int D, const int* bS, const int* bIR,
+                          const int* bIL, const int* bCL, const int* bCR, int* heads) noexcept nogil:
+    # Stack of (kind, s, t); kinds: 0 CL, 1 CR, 2 IL, 3 IR, 4 sibling item.
+    cdef int cap = 3 * (8 * D + 16)
+    cdef int* st = <int*>malloc(cap * sizeof(int))
+    cdef int top = 6
+    cdef int kind, s, t, r, q
+    if st == NULL:
+        return
+    heads[root_child] = 0
+    st[0] = 0; st[1] = 1; st[2] = root_child
+    st[3] = 1; st[4] = root_child; st[5] = n
+    while top > 0:
+        top -= 3
+        kind = st[top]; s = st[top + 1]; t = st[top + 2]
+        if kind == 0:
+            if s == t:
+                continue
+            r = bCL[s * D + t]
+            st[top] = 0; st[top + 1] = s; st[top + 2] = r
+            st[top + 3] = 2; st[top + 4] = r; st[top + 5] = t
+            top += 6
+        elif kind == 1:
+            if s == t:
+                continue
+            r = bCR[s * D + t]
+            st[top] = 3; st[top + 1] = s; st[top + 2] = r
+            st[top + 3] = 1; st[top + 4] = r; st[top + 5] = t
+            top += 6
+        elif kind == 2:  # IL: t -> s
+            heads[s] = t
+            q = bIL[s * D + t]
+            if q == t:
+                st[top] = 1; st[top + 1] = s; st[top + 2] = t - 1
+                top += 3
+            else:
+                st[top] = 4; st[top + 1] = s; st[top + 2] = q
+                st[top + 3] = 2; st[top + 4] = q; st[top + 5] = t
+                top += 6
+        elif kind == 3:  # IR: s -> t
+            heads[t] = s
+            q = bIR[s * D + t]
+            if q == s:
+                st[top] = 0; st[top + 1] = s + 1; st[top + 2] = t
+                top += 3
+            else:
+                st[top] = 3; st[top + 1] = s; st[top + 2] = q
+                st[top + 3] = 4; st[top + 4] = q; st[top + 5] = t
+                top += 6
+        else:
+            r = bS[s * D + t]
+            st[top] = 1; st[top + 1] = s; st[top + 2] = r
+            st[top + 3] = 0; st[top + 4] = r + 1; st[top + 5] = t
+            top += 6
+    free(st)
+
 cdef void _backtrack2(int root_child, int n, int D, int K, const int* bCL, const int* cCL,
                       const int* bCR, const int* cCR, const int* bIs, const int* bIc,
                       const int* bIw, const int* bS, int* heads) noexcept nogil:
@@ -313,7 +512,8 @@ def eisner2(arc_scores, sib_scores, masks=None):
     arc_scores (array[n+1, n+1]): ``arc[h, m]`` over chart positions (0 = root).
     sib_scores (array[n+1, n+1, n+1]): ``sib[h, s, m]``: m is h's next child after s on the same
         side (``s == h``: m is the closest child). The root's only child m gets ``sib[0, 0, m]``.
-    masks (ConstraintMasks): From `constraints.build_masks`; None for unconstrained decoding.
+    masks (ConstraintMasks): From `constraints.build_masks`; None for unconstrained decoding,
+        by `eisner2_free_c` (the same tree and score as with all-true masks, faster).
     RETURNS (Tuple[Optional[List[int]], float]): Token heads (-1 for the root) and the tree's score;
         ``(None, -inf)`` when no projective tree satisfies the masks.
     """
@@ -324,9 +524,19 @@ def eisner2(arc_scores, sib_scores, masks=None):
         raise ValueError(f"sib_scores has shape {sib_scores.shape}, arc_scores {arc_scores.shape}")
     if n == 0:
         return [], 0.0
-    cdef _MaskView mv = _MaskView(masks, n)
     cdef int[::1] heads = numpy.full(n + 1, -1, dtype=numpy.int32)
     cdef double score
+    cdef const double[:, :, ::1] sibT
+    cdef _MaskView mv
+    if masks is None:
+        sibT = numpy.empty((n + 1, n + 1, n + 1), dtype=numpy.float64)
+        with nogil:
+            swap_sib_axes(&sib[0, 0, 0], <double*>&sibT[0, 0, 0], n + 1)
+            score = eisner2_free_c(&arc[0, 0], &sibT[0, 0, 0], n + 1, &heads[0])
+        if score == -INFINITY:
+            raise MemoryError(f"no memory for the chart of a {n}-token sentence")
+        return to_token_heads(heads, n), score
+    mv = _MaskView(masks, n)
     with nogil:
         score = eisner2_c(&arc[0, 0], &sib[0, 0, 0], &mv.c, &heads[0])
     if score == -INFINITY:

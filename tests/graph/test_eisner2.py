@@ -5,7 +5,8 @@ import numpy
 import pytest
 
 from brute_force import projective_trees, second_order_score
-from spacy_joint_sbd.graph.constraints import ALL_CONSTRAINTS, CONSTRAINTS, build_masks, satisfies
+from spacy_joint_sbd.graph.constraints import (ALL_CONSTRAINTS, CONSTRAINTS, ConstraintMasks, build_masks,
+                                               satisfies)
 from spacy_joint_sbd.graph.eisner import eisner
 from spacy_joint_sbd.graph.eisner2 import eisner2
 from spacy_joint_sbd.graph.punct_fragments import fragments
@@ -53,8 +54,26 @@ def test_equals_brute_force(n):
             assert heads == list(trees[best])
             assert second_order_score(heads, arc, sib) == pytest.approx(score)
             changed[name] += int(best != scores.argmax())
+        heads, score = eisner2(arc, sib)  # masks=None: the unconstrained chart, eisner2_free_c
+        assert heads == list(trees[scores.argmax()]) and score == pytest.approx(scores.max())
     if n >= 5:
         assert all(changed[name] > 0 for name in CONSTRAINTS if name != "strict"), changed
+
+
+@pytest.mark.parametrize("ties", [False, True], ids=["gauss", "ties"])
+def test_unconstrained_chart_equals_masked_chart(ties):
+    """masks=None decodes with `eisner2_free_c` (no channels, transposed sibling table): the same
+    tree and the same score, bit for bit, as the masked chart with all-true masks, also when small
+    integer scores make many trees tie (same sums in the same order, same tie-breaking), and for
+    sentences longer than the 32-wide blocks of the sibling transpose."""
+    rng = numpy.random.default_rng(7 + ties)
+    for n in [1, 2, 3, 5, 8, 13, 21, 31, 32, 33, 47, 64, 65, 70] * 3:
+        if ties:
+            arc = rng.integers(-2, 3, (n + 1, n + 1)).astype(float)
+            sib = rng.integers(-2, 3, (n + 1,) * 3).astype(float)
+        else:
+            arc, sib = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
+        assert eisner2(arc, sib) == eisner2(arc, sib, ConstraintMasks(n)), n
 
 
 def test_bad_input():
