@@ -408,7 +408,7 @@ def cmd_report(args) -> None:
                    "`consistency.penalties` + `adjusted_eisner`: penalties applied in C, scores "
                    "checked once per sentence instead of on every re-decoding)"),
                   ("after 3", ["timing_after_7", "timing_after_8", "timing_after_9"],
-                   "COMMIT: second-order Eisner without masks for unconstrained decoding "
+                   "a59ac96: second-order Eisner without masks for unconstrained decoding "
                    "(`graph.eisner2.eisner2_free_c`: no channels or head limits, each table kept "
                    "in both orientations and the sibling table transposed once per sentence, so "
                    "every inner loop reads memory in order; the same trees and scores bit for bit)")]
@@ -520,7 +520,7 @@ def main() -> None:
         p.add_argument("--removal-rounds", type=int, default=3)
         p.add_argument("--order", type=int, default=2)
         p.add_argument("--min-count", type=int, default=2)
-        p.add_argument("--treebanks", default="en_ewt:train:test,en_gum:train:dev,en_atis:train:dev,zh_gsdsimp:dev:test,bg_btb:dev:test,de_gsd:dev:test,ja_gsd:dev:test,el_gdt:train:test,eu_bdt:dev:test,pt_bosque:dev:test,sl_ssj:dev:test,tr_imst:train:test")
+        p.add_argument("--treebanks", default="en_ewt:train:test,en_gum:train:dev,en_atis:train:dev,zh_gsdsimp:dev:test,bg_btb:dev:test,de_gsd:dev:test,ja_gsd:dev:test,el_gdt:train:test,eu_bdt:dev:test,pt_bosque:dev:test,sl_ssj:dev:test,tr_imst:train:test,hu_szeged:train:test,sv_talbanken:dev:test,nl_alpino:dev:test,da_ddt:dev:test,it_isdt:dev:test")
         p.add_argument("--adaptation", default="en_ewt:train>en_atis:train,en_atis:train>en_ewt:test,en_ewt:train>en_gum:dev")
         p.add_argument("--adaptation-train", type=int, default=2000)
         p.add_argument("--self-training", type=int, default=1)
