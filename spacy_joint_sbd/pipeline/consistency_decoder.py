@@ -6,8 +6,8 @@ sentences jointly, so words in the same POS context across documents are encoura
 with the same POS. ``nlp(doc)`` decodes one document alone. Sentence boundaries come from the Doc
 (else the whole Doc is one sentence), tags from a tagger earlier in the pipeline (``TAG``, else
 ``POS``). Each Doc records in ``doc.user_data["consistency_certified"]`` whether its trees are
-certified exact (the run reached agreement and none of its sentences had its constraints removed),
-and in ``doc.user_data["consistency_iterations"]`` the run's iterations.
+certified exact (the run reached agreement and none of its sentences had its constraints removed:
+``removal_rounds``), and in ``doc.user_data["consistency_iterations"]`` the run's iterations.
 
 Training: the graph parser learns by perceptron in `update` (as `constrained_parser`); the context
 counts (the observed nodes O_c) are taken once in `initialize` from the gold trees and tags of the
@@ -66,12 +66,13 @@ class ConsistencyModel:
     "consistency_decoder",
     assigns=["token.dep", "token.head"],
     default_config={"K": 200, "rate": 2.0, "delta": [8.0, 4.0, 0.0], "templates": None,
-                    "min_count": 2, "order": 2, "n_rows": 1 << 21, "label_rows": 1 << 18,
+                    "removal_rounds": 3, "min_count": 2, "order": 2, "n_rows": 1 << 21, "label_rows": 1 << 18,
                     "scorer": {"@scorers": "spacy_joint_sbd.graph_dep_scorer.v1"}},
     default_score_weights={"dep_uas": 0.5, "dep_las": 0.5, "dep_las_per_type": None},
 )
 def make_consistency_decoder(nlp: Language, name: str, K: int, rate: float, delta: Sequence[float],
-                             templates: Optional[List[List[int]]], min_count: int, order: int,
+                             templates: Optional[List[List[int]]], removal_rounds: int,
+                             min_count: int, order: int,
                              n_rows: int, label_rows: int,
                              scorer: Optional[Callable]) -> "ConsistencyDecoder":
     """Graph parser decoded jointly over each batch with consistency constraints.
@@ -79,10 +80,14 @@ def make_consistency_decoder(nlp: Language, name: str, K: int, rate: float, delt
     K: maximum dual decomposition iterations. rate: initial step size (decays when the dual rises).
     delta: (δ1, δ2, δ3) of §4. The defaults (δ = 8, 4, 0; rate δ1 / 4) were tuned on EWT dev with
     the arc-score scale of a perceptron-trained graph parser (projects/consistency). templates: context templates as [r, s] offsets (None: the paper's
-    ten). min_count: training instances a context needs. order: 1 or 2.
+    ten). removal_rounds: when K iterations end without agreement, the constraints of the
+    sentences still disagreeing are removed and decoding goes on for up to this many rounds of 50
+    iterations (as projects/consistency runs it): the Docs of those sentences are then not
+    certified, the others are; 0: no removal, so a batch without agreement certifies no Doc.
+    min_count: training instances a context needs. order: 1 or 2.
     """
     return ConsistencyDecoder(nlp.vocab, name, K=K, rate=rate, delta=delta, templates=templates,
-                              min_count=min_count, order=order, n_rows=n_rows,
+                              removal_rounds=removal_rounds, min_count=min_count, order=order, n_rows=n_rows,
                               label_rows=label_rows, scorer=scorer)
 
 
@@ -91,12 +96,13 @@ class ConsistencyDecoder(GraphComponent):
 
     def __init__(self, vocab: Vocab, name: str = "consistency_decoder", *, K: int = 200,
                  rate: float = 2.0, delta: Sequence[float] = (8.0, 4.0, 0.0),
-                 templates: Optional[List[List[int]]] = None, min_count: int = 2, order: int = 2,
+                 templates: Optional[List[List[int]]] = None, removal_rounds: int = 3,
+                 min_count: int = 2, order: int = 2,
                  n_rows: int = 1 << 21, label_rows: int = 1 << 18, scorer: Optional[Callable] = None):
         self.vocab = vocab
         self.name = name
         self.cfg = _check_cfg(name, {"K": K, "rate": rate, "delta": delta, "templates": templates,
-                                     "min_count": min_count, "order": order, "n_rows": n_rows,
+                                     "removal_rounds": removal_rounds, "min_count": min_count, "order": order, "n_rows": n_rows,
                                      "label_rows": label_rows})
         self.parser = ConsistencyModel(GraphParser(order, n_rows, label_rows), self._new_contexts())
         self._predictor: Optional[ConsistencyModel] = None
@@ -174,7 +180,8 @@ class ConsistencyDecoder(GraphComponent):
             raise ValueError(f"[{self.name}] no context counts: initialize the component first")
         cfg = self.cfg
         res = consistency_parse(model.parser, sents, model.contexts, delta=tuple(cfg["delta"]),
-                                K=cfg["K"], rate=cfg["rate"])
+                                K=cfg["K"], rate=cfg["rate"],
+                                removal_rounds=cfg.get("removal_rounds", 3))
         self._last = res
         bad = res.result.removed | res.result.disagreeing
         certified = [res.result.certified] * len(docs)
@@ -218,6 +225,9 @@ def _check_cfg(name: str, cfg: Dict) -> Dict:
     delta = [float(d) for d in delta]
     if len(delta) != 3 or not delta[0] >= delta[1] >= delta[2] >= 0 or delta[0] == float("inf"):
         raise ValueError(f"[{name}] delta must be [d1, d2, d3] with d1 >= d2 >= d3 >= 0, got {delta}")
+    rounds = cfg.get("removal_rounds", 3)
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0:
+        raise ValueError(f"[{name}] removal_rounds must be an int >= 0, got {rounds!r}")
     templates = cfg["templates"]
     if templates is not None:
         templates = [list(t) for t in check_templates([tuple(t) for t in templates])]
@@ -227,7 +237,8 @@ def _check_cfg(name: str, cfg: Dict) -> Dict:
             raise ValueError(f"[{name}] {key} must be a positive int, got {v!r}")
     if cfg["order"] not in (1, 2):
         raise ValueError(f"[{name}] order must be 1 or 2, got {cfg['order']!r}")
-    return {**cfg, "K": K, "rate": float(rate), "delta": delta, "templates": templates}
+    return {**cfg, "K": K, "rate": float(rate), "delta": delta, "templates": templates,
+            "removal_rounds": rounds}
 
 
 def _sentence(words, tags, pos):

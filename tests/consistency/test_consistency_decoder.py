@@ -68,6 +68,34 @@ def test_joint_batch_sets_heads_and_certificates(trained):
         assert d.user_data[CERTIFIED] is True
 
 
+@pytest.mark.parametrize("rounds", [0, 1])
+def test_certificate_per_doc_when_constraints_are_removed(trained, rounds):
+    """K = 1 ends without agreement. removal_rounds = 1 removes the constraints of the sentences
+    still disagreeing and reaches agreement: exactly the Docs holding such a sentence lose their
+    certificate. removal_rounds = 0 (no removal): no Doc of the batch is certified."""
+    nlp, test = trained
+    pipe = nlp.get_pipe("consistency_decoder")
+    saved = dict(pipe.cfg)
+    pipe.cfg.update({"K": 1, "removal_rounds": rounds})
+    try:
+        docs = list(nlp.pipe([predicted_doc(nlp.vocab, r) for r in test], batch_size=len(test)))
+    finally:
+        pipe.cfg.clear()
+        pipe.cfg.update(saved)
+    res = pipe._last.result
+    flags = [d.user_data[CERTIFIED] for d in docs]
+    if rounds == 0:
+        assert not res.certified and not res.removed and not any(flags)
+        return
+    assert res.certified and res.removed
+    first = 0  # the batch's sentences are numbered doc by doc
+    for d, flag in zip(docs, flags):
+        n = len(list(d.sents))
+        assert flag == (not res.removed & set(range(first, first + n)))
+        first += n
+    assert any(flags) and not all(flags), flags
+
+
 def test_round_trips(trained, tmp_path):
     nlp, test = trained
     docs = [predicted_doc(nlp.vocab, r) for r in test]
@@ -104,7 +132,9 @@ def test_bad_bytes(saved, kind):
 
 @pytest.mark.parametrize("cfg,match", [({"K": 0}, "K must"), ({"rate": -1.0}, "rate must"),
                                        ({"delta": [0.1, 0.5, 0.0]}, "delta"),
-                                       ({"templates": [[1, 2]]}, "template")])
+                                       ({"templates": [[1, 2]]}, "template"),
+                                       ({"removal_rounds": -1}, "removal_rounds must"),
+                                       ({"removal_rounds": 1.5}, "removal_rounds")])
 def test_bad_settings(cfg, match):
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match=match):
