@@ -99,6 +99,27 @@ def score(model: DMV, sents: Sequence[DMVSentence], constraint: str) -> Dict:
         heads, _, fell = model.parse(s, constraint)
         preds.append(heads)
         fallbacks += fell
+    return accuracy(sents, preds, constraint, fallbacks)
+
+
+BASELINES = {"left": "each word headed by its left neighbour (the first word is the root)",
+             "right": "each word headed by its right neighbour (the last word is the root)"}
+
+
+def score_baseline(sents: Sequence[DMVSentence], kind: str) -> Dict:
+    """`score` of a trivial chain tree (`BASELINES`): what an induced grammar should beat."""
+    if kind == "left":
+        preds = [[i - 1 for i in range(len(s))] for s in sents]
+    elif kind == "right":
+        preds = [[i + 1 if i + 1 < len(s) else -1 for i in range(len(s))] for s in sents]
+    else:
+        raise ValueError(f"baseline must be one of {sorted(BASELINES)}, got {kind!r}")
+    return accuracy(sents, preds, f"{kind} baseline", 0)
+
+
+def accuracy(sents: Sequence[DMVSentence], preds: Sequence[Sequence[int]], constraint: str,
+             fallbacks: int) -> Dict:
+    """Directed accuracy of predicted heads (-1 = root) against the sentences' gold heads."""
     correct = sum(a == b for s, p in zip(sents, preds) for a, b in zip(p, s.heads))
     total = sum(len(s) for s in sents)
     per_doc: Dict[str, List[int]] = {}

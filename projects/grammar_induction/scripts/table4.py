@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from common import (fmt_p, load, load_punct_as_words, paired_p, predicted_tag_sentences, score,
-                    score_forgiving, strip_per_doc, write_json)
+from common import (BASELINES, fmt_p, load, load_punct_as_words, paired_p, predicted_tag_sentences,
+                    score, score_baseline, score_forgiving, strip_per_doc, write_json)
 from spacy_joint_sbd.dmv.model import induce, supervised
 from spacy_joint_sbd.graph.constraints import ALL_CONSTRAINTS, CONSTRAINTS
 
@@ -83,6 +83,13 @@ def run(args: argparse.Namespace) -> Dict:
         if "none" in full:
             out["punct_as_words"]["p_vs_standard_less"] = paired_p(full["none"]["none"], res)
         print(f"punctuation as words: {res['acc']:.1f}", flush=True)
+    out["baselines"] = {}
+    for kind, what in BASELINES.items():
+        res = score_baseline(test, kind)
+        out["baselines"][kind] = {**strip_per_doc(res), "what": what}
+        if "none" in full:  # p that standard training beats the baseline, and the reverse
+            out["baselines"][kind]["p_standard_better"] = paired_p(full["none"]["none"], res)
+            out["baselines"][kind]["p_standard_worse"] = paired_p(res, full["none"]["none"])
     if "none" in full:
         out["training_vs_standard"] = {
             tr: {c: paired_p(full[tr][c], full["none"]["none"]) for c in ("none", "sprawl")}
@@ -111,6 +118,10 @@ def markdown(res: Dict) -> str:
         extra = "" if dc == "none" else f" ({d['gain']:+.1f}, p={fmt_p(d['p_greater'])})"
         pw, p10 = PAPER[(tr, dc)]
         lines.append(f"| {label} | {d['acc']:.1f}{extra} | {d['acc10']:.1f} | {pw} | {p10} |")
+    for kind, b in res.get("baselines", {}).items():
+        p = "" if "p_standard_worse" not in b else \
+            f" (standard training worse: p={fmt_p(b['p_standard_worse'])}, better: p={fmt_p(b['p_standard_better'])})"
+        lines.append(f"| Baseline: {b['what']}{p} | {b['acc']:.1f} | {b['acc10']:.1f} | – | – |")
     lines += ["", "p: one-sided Wilcoxon signed-rank over test documents (per-document directed "
               "accuracy), constrained inference better than the same model decoded unconstrained.", "",
               "## Every training x every decoding constraint (all words / <= 10 words)", "",

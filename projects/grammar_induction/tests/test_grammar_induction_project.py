@@ -53,6 +53,9 @@ def test_table4_small_run(tmp_path):
     pw = res["punct_as_words"]["decode"]["none"]
     assert pw["words"] == res["rows"]["none"]["decode"]["none"]["words"]  # marks are not scored
     assert f"| Punctuation as Words (forgiving scoring) | {pw['acc']:.1f} |" in md
+    for kind, b in res["baselines"].items():  # chain trees, scored like the models
+        assert b["words"] == res["rows"]["none"]["decode"]["none"]["words"]
+        assert f"| Baseline: {b['what']}" in md and 0 <= b["p_standard_better"] <= 1
     # the supervised DMV on its own training data beats the unsupervised ones
     sup = res["rows"]["supervised"]["decode"]["none"]["acc"]
     assert all(sup > r["decode"]["none"]["acc"] for k, r in res["rows"].items() if k != "supervised")
@@ -107,3 +110,17 @@ def test_words_only_small_run(tmp_path):
         for d in mode.values():
             assert 0 < d["uas_p"] <= d["forgiving_uas_p"] <= 100
     assert f"| sprawl | {r['punct_in_tree']['sprawl']['uas_p']:.2f}" in md
+
+
+def test_chain_baselines():
+    from common import score_baseline
+    from spacy_joint_sbd.dmv.model import DMVSentence
+
+    left_chain = DMVSentence(["a", "b", "c"], ["X", "Y", "Z"], [], heads=[-1, 0, 1], doc_id="d")
+    right_chain = DMVSentence(["a", "b"], ["X", "Y"], [], heads=[1, -1], doc_id="e")
+    left = score_baseline([left_chain, right_chain], "left")
+    right = score_baseline([left_chain, right_chain], "right")
+    assert (left["correct"], right["correct"], left["words"]) == (3, 2, 5)
+    assert left["per_doc"] == {"d": [3, 3], "e": [0, 2]} and right["per_doc"] == {"d": [0, 3], "e": [2, 2]}
+    with pytest.raises(ValueError, match="baseline"):
+        score_baseline([left_chain], "up")
