@@ -78,11 +78,12 @@ def main():
           f"claim). attrs {cfg['attrs']}, learner {cfg['learner']}, n_rows {cfg['n_rows']}, beam {args.beam}, "
           f"update {args.update}, {args.epochs} epochs, {args.shards} shards (tokens {[sum(len(d) for d in s) for s in shards]}),"
           f" mixing weights {args.weighting}, {args.rounds} mix(es) per epoch")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()}")
+    load_before = os.getloadavg()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load_before}")
     runs = {}
 
     def report(name, parser, seconds, extra=None):
-        runs[name] = {"seconds": round(seconds, 2), **{k: round(v, 2) for k, v in score(parser, dev, dev_recs, args.beam).items()},
+        runs[name] = {"seconds": round(seconds, 2), **{k: round(v, 4) for k, v in score(parser, dev, dev_recs, args.beam).items()},
                       **(extra or {})}
         ref = runs.get("single")
         diff = "" if ref is None or name == "single" else \
@@ -92,7 +93,7 @@ def main():
 
     def curve_point(name, parser, epoch):
         s = score(parser, dev, dev_recs, args.beam)
-        curves.setdefault(name, []).append({"epoch": epoch, **{k: round(v, 2) for k, v in s.items()}})
+        curves.setdefault(name, []).append({"epoch": epoch, **{k: round(v, 4) for k, v in s.items()}})
 
     curves = {}
     single = TransitionParser(**cfg)
@@ -148,7 +149,8 @@ def main():
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "tags": "gold",
-                                         "runs": runs}, indent=2) + "\n")
+                                         "load_average_before": load_before,
+                                         "load_average_after": os.getloadavg(), "runs": runs}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,11 @@ the input) per run, the 2-worker / 1-worker ratio (target >= 1.7), the peak RSS 
 time to import dask.distributed and to start a cluster, and checks that every run wrote the same
 bytes.
 
-    python bench/scale.py [--model DIR] [--docs 0] [--shards 20] [--json results/bench/scale.json]
+    python bench/scale.py [--model DIR] [--docs 0] [--shards 20] [--json results/bench/scale.json] [--ray]
+
+With `--ray` (needs `pip install ray`), the same shards also run on a local Ray instance with 1 and
+2 actors, each loading the model once (`ray.util.ActorPool`, one shard per call), so that the two
+engines are compared on the same documents in the same run.
 
 Without `--model`, a joint_sbd_parser with the default config (beam 20) is trained for one epoch
 on the first `--train-docs` EWT train documents: throughput depends on the model, not on its
@@ -71,6 +75,10 @@ def main() -> None:
     ap.add_argument("--shards", type=int, default=20)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (model, shards, outputs)")
+    ap.add_argument("--ray", action="store_true",
+                    help="also run the same shards on Ray with 1 and 2 actors (each loads the model "
+                         "once; `pip install ray`, not a dependency): the measurement behind "
+                         "choosing Dask (docs/scale.md)")
     args = ap.parse_args()
 
     from spacy_joint_sbd.corpus import read_conllu
@@ -92,6 +100,7 @@ def main() -> None:
           f"{size / 1e6:.2f} MB of JSON lines; machine: {os.cpu_count()} CPUs, "
           f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, {platform.machine()}, "
           f"load average {os.getloadavg()[0]:.1f} before the runs")
+    load_before = os.getloadavg()
     settings = Settings(model=str(model), input_format="jsonl")
     rows = {}
 
@@ -137,9 +146,58 @@ def main() -> None:
         assert not report.failed, report.failed
         record(f"{n} worker" + "s" * (n > 1), report.results, seconds,
                {"cluster_start_s": cluster_s, "model_load_s": load_s, "idle_worker_rss_mb": idle_mb})
+    outs = ["w1", "w2"]
+    ray_info = {}
+    if args.ray:
+        start = time.perf_counter()
+        import ray
+        from ray.util import ActorPool
+
+        from spacy_joint_sbd.scale.shards import process_shard
+
+        ray_info["import_ray_s"] = time.perf_counter() - start
+        ray_info["ray_version"] = ray.__version__
+
+        @ray.remote(num_cpus=1)
+        class Segmenter:
+            """One worker process: the model loaded once, then one shard per call."""
+
+            def preload(self, name):
+                return preload(name)
+
+            def peak_rss_mb(self):
+                return peak_rss_mb()
+
+            def run(self, shard, settings):
+                return process_shard(shard, settings)
+
+        for n in (1, 2):
+            start = time.perf_counter()
+            ray.init(num_cpus=n, include_dashboard=False, object_store_memory=100 * 2**20,
+                     log_to_driver=False)
+            try:
+                actors = [Segmenter.remote() for _ in range(n)]
+                idle_mb = max(ray.get([a.peak_rss_mb.remote() for a in actors]))
+                cluster_s = time.perf_counter() - start
+                start = time.perf_counter()
+                ray.get([a.preload.remote(str(model)) for a in actors])
+                load_s = time.perf_counter() - start
+                shards = plan_shards(tmp / "in", tmp / f"ray{n}", "*.jsonl", "jsonl")
+                start = time.perf_counter()
+                results = list(ActorPool(actors).map_unordered(lambda a, sh: a.run.remote(sh, settings), shards))
+                seconds = time.perf_counter() - start
+            finally:
+                ray.shutdown()
+            record(f"ray {n}", results, seconds,
+                   {"cluster_start_s": cluster_s, "model_load_s": load_s, "idle_worker_rss_mb": idle_mb})
+            outs.append(f"ray{n}")
+        ray_info["ratio_2_over_1"] = rows["ray 2"]["docs_per_s"] / rows["ray 1"]["docs_per_s"]
+        print(f"Ray: 2 actors / 1 actor {ray_info['ratio_2_over_1']:.2f}x; Ray 2 / Dask 2 "
+              f"{rows['ray 2']['docs_per_s'] / rows['2 workers']['docs_per_s']:.2f}x; import ray "
+              f"{ray_info['import_ray_s']:.2f} s", flush=True)
     ratio = rows["2 workers"]["docs_per_s"] / rows["1 worker"]["docs_per_s"]
     same = all(not filecmp.dircmp(tmp / "serial", tmp / d).diff_files and
-               sorted(os.listdir(tmp / "serial")) == sorted(os.listdir(tmp / d)) for d in ("w1", "w2"))
+               sorted(os.listdir(tmp / "serial")) == sorted(os.listdir(tmp / d)) for d in outs)
     print(f"2 workers / 1 worker: {ratio:.2f}x (target >= 1.7); 1 worker / serial: "
           f"{rows['1 worker']['docs_per_s'] / rows['serial']['docs_per_s']:.2f}; import dask.distributed "
           f"{import_s:.2f} s; driver peak RSS {peak_rss_mb():.0f} MB; "
@@ -153,8 +211,9 @@ def main() -> None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"cpus": os.cpu_count(), "docs": len(docs), "shards": args.shards,
                                          "input_mb": size / 1e6, "output_mb": out_mb,
-                                         "model_mb": model_mb, "runs": rows, "ratio_2_over_1": ratio,
-                                         "import_dask_distributed_s": import_s, "outputs_identical": same},
+                                         "model_mb": model_mb, "load_average_before": load_before, "runs": rows, "ratio_2_over_1": ratio,
+                                         "import_dask_distributed_s": import_s, "outputs_identical": same,
+                                         "ray": ray_info},
                                         indent=2) + "\n")
     return 0 if same else 1
 
