@@ -1,15 +1,15 @@
 """Issue 16 item 2 for the supervised graph parser (`sprawl_decoder` / `constrained_parser`):
 decode the tree with punctuation as tokens (the old way: a mark can be the hub that makes strict
 trivially true) and with the words only, marks stripped and re-attached afterwards (the paper's
-way, `words_only=True`). One first-order `GraphParser` trained on gold trees with gold tags;
-both decodings of the same scores under none and the five constraints.
+way, `words_only=True`). One `GraphParser` (first or second order, `--order`) trained on gold
+trees with gold tags; both decodings of the same scores under none and the five constraints.
 
 Scores: UAS-P (heads of words, punctuation tokens not scored; a word whose predicted head is a
 mark is wrong, as in the punctuation project's tables) and "forgiving" UAS-P (§3.2: a word's head
 is its nearest non-punctuation ancestor), plus the number of words attached to punctuation.
-Writes words_only.{json,md} to --output.
+Writes <name>.{json,md} to --output (--name, default words_only).
 
-    python scripts/words_only.py --train TRAIN.conllu --test TEST.conllu --output results/full/words_only
+    python scripts/words_only.py --train TRAIN.conllu --test TEST.conllu --output results/full/words_only [--order 2 --name words_only_order2]
 """
 import argparse
 import time
@@ -30,11 +30,11 @@ def run(args: argparse.Namespace) -> Dict:
         train = train[:args.max_train_docs]
     test = read_conllu(args.test)
     t0 = time.time()
-    parser = GraphParser(1, args.n_rows)
+    parser = GraphParser(args.order, args.n_rows)
     parser.train(train, epochs=args.epochs)
     model = parser.averaged()
     train_s = time.time() - t0
-    out: Dict = {"train": args.train, "test": args.test, "epochs": args.epochs, "order": 1,
+    out: Dict = {"train": args.train, "test": args.test, "epochs": args.epochs, "order": args.order,
                  "tags": "gold", "train_seconds": round(train_s, 1), "results": {}}
     per_doc: Dict[str, Dict[str, Dict[str, list]]] = {}
     for words_only in (False, True):
@@ -80,10 +80,13 @@ def run(args: argparse.Namespace) -> Dict:
     return out
 
 
+ORDER_NAMES = {1: "First-order", 2: "Second-order (adjacent siblings)"}
+
+
 def markdown(res: Dict) -> str:
     r = res["results"]
     lines = [f"# Supervised graph parser: punctuation in the tree vs words only ({Path(res['test']).parent.name})", "",
-             f"First-order GraphParser, {res['epochs']} epochs, **gold tags**, trained on `{res['train']}`, "
+             f"{ORDER_NAMES[res['order']]} GraphParser, {res['epochs']} epochs, **gold tags**, trained on `{res['train']}`, "
              f"tested on `{res['test']}`. UAS-P: heads of words (marks not scored; a word headed by a "
              f"mark is wrong); forgiving: §3.2 (nearest non-punctuation ancestor). In brackets: gain over "
              f"the same decoding mode unconstrained, with one-sided Wilcoxon p over documents (better / worse).", "",
@@ -108,11 +111,13 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--n-rows", type=int, default=1 << 22)
     ap.add_argument("--max-train-docs", type=int, default=0, help="0: all")
+    ap.add_argument("--order", type=int, choices=(1, 2), default=1)
+    ap.add_argument("--name", default="words_only", help="output file stem")
     args = ap.parse_args(argv)
     res = run(args)
     out = Path(args.output)
-    write_json(out / "words_only.json", res)
-    (out / "words_only.md").write_text(markdown(res), encoding="utf8")
+    write_json(out / f"{args.name}.json", res)
+    (out / f"{args.name}.md").write_text(markdown(res), encoding="utf8")
 
 
 if __name__ == "__main__":

@@ -110,6 +110,11 @@ def test_words_only_small_run(tmp_path):
         for d in mode.values():
             assert 0 < d["uas_p"] <= d["forgiving_uas_p"] <= 100
     assert f"| sprawl | {r['punct_in_tree']['sprawl']['uas_p']:.2f}" in md
+    words_only.main(["--train", str(SAMPLE), "--test", str(SAMPLE), "--output", str(tmp_path),
+                     "--epochs", "1", "--n-rows", str(1 << 16), "--order", "2", "--name", "second"])
+    res2 = json.loads((tmp_path / "second.json").read_text())
+    assert res2["order"] == 2 and "Second-order" in (tmp_path / "second.md").read_text()
+    assert all(d["words_attached_to_punct"] == 0 for d in res2["results"]["words_only"].values())
 
 
 def test_chain_baselines():
