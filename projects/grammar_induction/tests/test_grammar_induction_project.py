@@ -93,7 +93,14 @@ def test_table6_small_run(tmp_path):
     a, b = res["treebanks"].values()
     assert math.isclose(a["net_gain"], b["net_gain"])
     assert "## Predicted tags" in md
+    assert "## Across treebanks" in md and "| inference at stage 3 |" in md
     assert "| en_a |" in md and "| Average |" in md and "Gold tags" in md.replace("gold tags", "Gold tags")
+    # the paper's rows appear beside treebanks of its languages; --report-only rewrites from the JSON
+    res["treebanks"] = {"en_ewt": a, "it_isdt": b}
+    (out / "table6.json").write_text(json.dumps(res))
+    table6.main(["--report-only", "--output", str(out)])
+    md = (out / "table6.md").read_text()
+    assert "| it_isdt | Italian '7 |" in md and "| en_ewt | English '7 |" in md and "of 2 |" in md
 
 
 def test_words_only_small_run(tmp_path):
