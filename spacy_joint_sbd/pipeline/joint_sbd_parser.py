@@ -34,13 +34,23 @@ n_rows = 131072
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 LEARNERS = ("pa", "perceptron")
 
+SENT_START_PROBS = "joint_sbd_parser.sent_start_probs"
+"""`doc.user_data` key of the Doc's boundary probabilities (a list of floats, one per token)."""
+
+
+def _sent_start_prob(token: Token) -> Optional[float]:
+    probs = token.doc.user_data.get(SENT_START_PROBS)
+    return probs[token.i] if probs is not None and len(probs) == len(token.doc) else None
+
+
 if not Token.has_extension("sent_start_prob"):
-    Token.set_extension("sent_start_prob", default=None)
+    Token.set_extension("sent_start_prob", getter=_sent_start_prob)
 """`token._.sent_start_prob`, set by the component in whole-document mode: the probability that a
 sentence starts at the token, = the summed softmax weight (softmax over the scores of the final
 beam items) of the final items that make a boundary there. 1.0 / 0.0 where every / no final item
 does (always at forced / forbidden boundaries); 0 or 1 with beam_width 1. Raw perceptron scores
-make it peaked: it ranks boundaries, it is not calibrated."""
+make it peaked: it ranks boundaries, it is not calibrated. A getter over one list per Doc
+(`SENT_START_PROBS` in `doc.user_data`), which is saved with the Doc's user data."""
 
 
 @Language.factory(
@@ -271,8 +281,12 @@ class JointSBDParser(TrainablePipe):
         for doc, parse in zip(docs, parses):
             set_parse(doc, parse, labels)
             if self.cfg["document_level"] and parse.sent_start_probs is not None:
-                for token, prob in zip(doc, parse.sent_start_probs.tolist()):
-                    token._.sent_start_prob = prob
+                probs = parse.sent_start_probs.tolist()
+                if Token.get_extension("sent_start_prob")[2] is _sent_start_prob:
+                    doc.user_data[SENT_START_PROBS] = probs
+                else:  # registered elsewhere first, as a plain attribute
+                    for token, prob in zip(doc, probs):
+                        token._.sent_start_prob = prob
 
     # -------------------------------------------------------------------------- training
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,

@@ -119,6 +119,28 @@ def test_sb_bias_moves_boundaries_monotonically(trained_model_dir, sample_exampl
     assert counts == sorted(counts) and counts[0] < counts[-1], counts
 
 
+def test_sent_start_probs_travel_with_the_doc(trained_model_dir, sample_examples):
+    """The probabilities are one list per Doc in its user data: they survive Doc.to_bytes and a
+    DocBin with user data, and a Doc of another length (or without them) reads None."""
+    from spacy.tokens import Doc, DocBin
+
+    from spacy_joint_sbd.pipeline.joint_sbd_parser import SENT_START_PROBS
+
+    _, examples = sample_examples
+    nlp = spacy.load(trained_model_dir)
+    doc = nlp(examples[24].reference.text)
+    probs = [t._.sent_start_prob for t in doc]
+    assert probs == doc.user_data[SENT_START_PROBS] and all(p is not None for p in probs)
+    again = Doc(nlp.vocab).from_bytes(doc.to_bytes())
+    assert [t._.sent_start_prob for t in again] == probs
+    bin_ = DocBin(store_user_data=True, docs=[doc])
+    assert [t._.sent_start_prob for t in next(bin_.get_docs(nlp.vocab))] == probs
+    assert all(t._.sent_start_prob is None for t in nlp.make_doc("no parse here"))
+    short = nlp.make_doc("two words")
+    short.user_data[SENT_START_PROBS] = [1.0]  # stale: another length
+    assert short[0]._.sent_start_prob is None
+
+
 def test_sb_bias_is_validated():
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="sb_bias"):
