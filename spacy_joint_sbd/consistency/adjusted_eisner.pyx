@@ -74,7 +74,8 @@ cdef class AdjustedEisner:
                 for j in range(a.off[w], a.off[w + 1]):
                     if a.cand[j] > n:
                         raise ValueError(f"penalty on head {a.cand[j]} of a {n}-word sentence")
-        cdef _MaskView mv = _masks(n)
+        cdef _MaskView mv = None if self.second_order else _masks(n)
+        cdef int status = 0
         cdef double* buf = <double*> malloc(D * D * sizeof(double))
         cdef int* heads = <int*> malloc(D * sizeof(int))
         cdef double score
@@ -94,12 +95,12 @@ cdef class AdjustedEisner:
                 heads[k] = -1
             with nogil:
                 if self.second_order:
-                    score = eisner2_free_c(buf, &self.sibT[0, 0, 0], D, heads)
+                    status = eisner2_free_c(buf, &self.sibT[0, 0, 0], D, heads, &score)
                 else:
                     score = eisner1_c(buf, &mv.c, heads)
+            if status < 0:
+                raise MemoryError(f"no memory for the chart of a {n}-token sentence")
             if score == -INFINITY:
-                if self.second_order:
-                    raise MemoryError(f"no memory for the chart of a {n}-token sentence")
                 return None, score
             return [heads[k] for k in range(1, D)], score
         finally:

@@ -95,5 +95,8 @@ def penalties_from_tuples(penalties) -> Penalties:
                              "of one length")
     a = WordArrays([p[0] for p in pens], [p[1] for p in pens], [0] * len(pens), 1)
     if pens:
-        a.u_arr[:] = numpy.concatenate([numpy.asarray(p[2], dtype=numpy.float64) for p in pens])
+        u = numpy.concatenate([numpy.asarray(p[2], dtype=numpy.float64) for p in pens])
+        if not numpy.isfinite(u).all():
+            raise ValueError("penalties u must be finite")
+        a.u_arr[:] = u
     return Penalties(a, 0)

@@ -29,6 +29,10 @@ from .eisner import _check_square, to_token_heads
 
 DEF MAXK = 2
 
+FREE_CHART_MAX_N = 250
+"""`eisner2(masks=None)` uses the free chart up to this many tokens (its transposed sibling table:
+(n+1)^3 doubles, 126 MB at 250)."""
+
 
 cdef inline void _fill(double* x, size_t size) noexcept nogil:
     cdef size_t i
@@ -262,12 +266,14 @@ cdef void swap_sib_axes(const double* sib, double* sibT, int D) noexcept nogil:
                         dst[<size_t>m * D + s] = src[<size_t>s * D + m]
 
 
-cdef double eisner2_free_c(const double* arc, const double* sibT, int D, int* heads) noexcept nogil:
+cdef int eisner2_free_c(const double* arc, const double* sibT, int D, int* heads,
+                        double* score) noexcept nogil:
     """`eisner2_c` without constraints: the same items, sums and tie-breaking (first best in the
     same loop order, so the same tree and score), with no channels, head limits or masks, and
     every table kept in both orientations so that each inner loop reads memory in order.
-    ``sibT[(h * D + m) * D + s]`` is ``sib[h, s, m]`` (the last two axes swapped). Returns
-    -inf (heads untouched) if the tables cannot be allocated."""
+    ``sibT[(h * D + m) * D + s]`` is ``sib[h, s, m]`` (the last two axes swapped). Writes the best
+    score (-inf: no tree, when the scores' sums overflow) to ``score``; returns 0, or -1 (heads
+    and score untouched) if the tables cannot be allocated."""
     cdef int n = D - 1
     cdef size_t DD = <size_t>D * D
     cdef int s, t, r, q, k, h, bq
@@ -276,14 +282,17 @@ cdef double eisner2_free_c(const double* arc, const double* sibT, int D, int* he
     cdef const double* col
     cdef const double* sb
     if n <= 0:
-        return 0.0
+        score[0] = 0.0
+        return 0
     # Row tables X[s * D + t] and column tables XT[t * D + s] of the same item.
     cdef double* tab = <double*>malloc(8 * DD * sizeof(double))
     cdef int* bp = <int*>malloc(5 * DD * sizeof(int))
-    if tab == NULL or bp == NULL:
+    cdef int* stack = <int*>malloc(3 * (8 * D + 16) * sizeof(int))  # the backtrack's
+    if tab == NULL or bp == NULL or stack == NULL:
         free(tab)
         free(bp)
-        return -INFINITY
+        free(stack)
+        return -1
     cdef double* CL = tab
     cdef double* CLT = tab + DD
     cdef double* CR = tab + 2 * DD
@@ -379,21 +388,20 @@ cdef double eisner2_free_c(const double* arc, const double* sibT, int D, int* he
             best = v
             root_child = h
     if root_child > 0:
-        _backtrack_free(root_child, n, D, bS, bIR, bIL, bCL, bCR, heads)
+        _backtrack_free(root_child, n, D, bS, bIR, bIL, bCL, bCR, heads, stack)
     free(tab)
     free(bp)
-    return best
+    free(stack)
+    score[0] = best
+    return 0
 
 
 cdef void _backtrack_free(int root_child, int n, int D, const int* bS, const int* bIR,
-                          const int* bIL, const int* bCL, const int* bCR, int* heads) noexcept nogil:
-    # Stack of (kind, s, t); kinds: 0 CL, 1 CR, 2 IL, 3 IR, 4 sibling item.
-    cdef int cap = 3 * (8 * D + 16)
-    cdef int* st = <int*>malloc(cap * sizeof(int))
+                          const int* bIL, const int* bCL, const int* bCR, int* heads,
+                          int* st) noexcept nogil:
+    # Stack st (3 * (8 * D + 16) ints) of (kind, s, t); kinds: 0 CL, 1 CR, 2 IL, 3 IR, 4 sibling.
     cdef int top = 6
     cdef int kind, s, t, r, q
-    if st == NULL:
-        return
     heads[root_child] = 0
     st[0] = 0; st[1] = 1; st[2] = root_child
     st[3] = 1; st[4] = root_child; st[5] = n
@@ -439,7 +447,6 @@ cdef void _backtrack_free(int root_child, int n, int D, const int* bS, const int
             st[top] = 1; st[top + 1] = s; st[top + 2] = r
             st[top + 3] = 0; st[top + 4] = r + 1; st[top + 5] = t
             top += 6
-    free(st)
 
 cdef void _backtrack2(int root_child, int n, int D, int K, const int* bCL, const int* cCL,
                       const int* bCR, const int* cCR, const int* bIs, const int* bIc,
@@ -513,7 +520,9 @@ def eisner2(arc_scores, sib_scores, masks=None):
     sib_scores (array[n+1, n+1, n+1]): ``sib[h, s, m]``: m is h's next child after s on the same
         side (``s == h``: m is the closest child). The root's only child m gets ``sib[0, 0, m]``.
     masks (ConstraintMasks): From `constraints.build_masks`; None for unconstrained decoding,
-        by `eisner2_free_c` (the same tree and score as with all-true masks, faster).
+        by `eisner2_free_c` (the same tree and score as with all-true masks, faster; it copies
+        the sibling table transposed, so above `FREE_CHART_MAX_N` tokens, where that copy would
+        pass 128 MB, the masked chart decodes instead).
     RETURNS (Tuple[Optional[List[int]], float]): Token heads (-1 for the root) and the tree's score;
         ``(None, -inf)`` when no projective tree satisfies the masks.
     """
@@ -528,13 +537,16 @@ def eisner2(arc_scores, sib_scores, masks=None):
     cdef double score
     cdef const double[:, :, ::1] sibT
     cdef _MaskView mv
-    if masks is None:
+    cdef int status
+    if masks is None and n <= FREE_CHART_MAX_N:
         sibT = numpy.empty((n + 1, n + 1, n + 1), dtype=numpy.float64)
         with nogil:
             swap_sib_axes(&sib[0, 0, 0], <double*>&sibT[0, 0, 0], n + 1)
-            score = eisner2_free_c(&arc[0, 0], &sibT[0, 0, 0], n + 1, &heads[0])
-        if score == -INFINITY:
+            status = eisner2_free_c(&arc[0, 0], &sibT[0, 0, 0], n + 1, &heads[0], &score)
+        if status < 0:
             raise MemoryError(f"no memory for the chart of a {n}-token sentence")
+        if score == -INFINITY:
+            return None, score
         return to_token_heads(heads, n), score
     mv = _MaskView(masks, n)
     with nogil:

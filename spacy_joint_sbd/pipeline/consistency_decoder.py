@@ -83,7 +83,9 @@ def make_consistency_decoder(nlp: Language, name: str, K: int, rate: float, delt
     ten). removal_rounds: when K iterations end without agreement, the constraints of the
     sentences still disagreeing are removed and decoding goes on for up to this many rounds of 50
     iterations (as projects/consistency runs it): the Docs of those sentences are then not
-    certified, the others are; 0: no removal, so a batch without agreement certifies no Doc.
+    certified; the others are if agreement is reached within the rounds (exact for the model
+    without the removed sentences' constraints). 0: no removal, so a batch without agreement
+    certifies no Doc. Pipelines saved before this setting existed load with the default, 3.
     min_count: training instances a context needs. order: 1 or 2.
     """
     return ConsistencyDecoder(nlp.vocab, name, K=K, rate=rate, delta=delta, templates=templates,

@@ -68,6 +68,9 @@ def test_adjusted_eisner_bad_arguments():
         dec.decode([(0, numpy.array([0, 1]), numpy.array([1.0]))])
     with pytest.raises(ValueError, match="one length"):
         dec.decode([(0, numpy.array([0]))])
+    for bad in (numpy.inf, numpy.nan):
+        with pytest.raises(ValueError, match="finite"):
+            dec.decode([(0, numpy.array([0, 2]), numpy.array([1.0, bad]))])
     with pytest.raises((ValueError, TypeError)):
         dec.decode([(0, numpy.array(["x"]), numpy.array([1.0]))])
 

@@ -74,6 +74,10 @@ def test_unconstrained_chart_equals_masked_chart(ties):
         else:
             arc, sib = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
         assert eisner2(arc, sib) == eisner2(arc, sib, ConstraintMasks(n)), n
+    # finite scores whose sums overflow: no tree in either chart (not a MemoryError)
+    n = 6
+    arc, sib = numpy.full((n + 1, n + 1), -1e308), numpy.full((n + 1,) * 3, -1e308)
+    assert eisner2(arc, sib) == eisner2(arc, sib, ConstraintMasks(n)) == (None, -numpy.inf)
 
 
 def test_bad_input():
