@@ -13,6 +13,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 import srsly
 from spacy import util
+from spacy.attrs import IDX
 from spacy.language import Language
 from spacy.pipeline import Sentencizer, TrainablePipe
 from spacy.tokens import Doc, Token
@@ -34,23 +35,23 @@ n_rows = 131072
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 LEARNERS = ("pa", "perceptron")
 
-SENT_START_PROBS = "joint_sbd_parser.sent_start_probs"
-"""`doc.user_data` key of the Doc's boundary probabilities (a list of floats, one per token)."""
-
-
-def _sent_start_prob(token: Token) -> Optional[float]:
-    probs = token.doc.user_data.get(SENT_START_PROBS)
-    return probs[token.i] if probs is not None and len(probs) == len(token.doc) else None
-
-
 if not Token.has_extension("sent_start_prob"):
-    Token.set_extension("sent_start_prob", getter=_sent_start_prob)
+    Token.set_extension("sent_start_prob", default=None)
 """`token._.sent_start_prob`, set by the component in whole-document mode: the probability that a
 sentence starts at the token, = the summed softmax weight (softmax over the scores of the final
 beam items) of the final items that make a boundary there. 1.0 / 0.0 where every / no final item
 does (always at forced / forbidden boundaries); 0 or 1 with beam_width 1. Raw perceptron scores
-make it peaked: it ranks boundaries, it is not calibrated. A getter over one list per Doc
-(`SENT_START_PROBS` in `doc.user_data`), which is saved with the Doc's user data."""
+make it peaked: it ranks boundaries, it is not calibrated."""
+
+
+def _write_sent_start_probs(doc: Doc, probs: Sequence[float]) -> None:
+    """``token._.sent_start_prob = p`` for every token in one pass: straight into
+    ``doc.user_data`` under the key spaCy's `Underscore` gives a token attribute,
+    ``("._.", name, token.idx, None)``, without making a Token object per token (0.035 -> 0.010 CPU s
+    on EWT dev; the tests read the values back through ``token._``)."""
+    ud = doc.user_data
+    for idx, p in zip(doc.to_array([IDX]).tolist(), probs):
+        ud[("._.", "sent_start_prob", idx, None)] = p
 
 
 @Language.factory(
@@ -281,12 +282,7 @@ class JointSBDParser(TrainablePipe):
         for doc, parse in zip(docs, parses):
             set_parse(doc, parse, labels)
             if self.cfg["document_level"] and parse.sent_start_probs is not None:
-                probs = parse.sent_start_probs.tolist()
-                if Token.get_extension("sent_start_prob")[2] is _sent_start_prob:
-                    doc.user_data[SENT_START_PROBS] = probs
-                else:  # registered elsewhere first, as a plain attribute
-                    for token, prob in zip(doc, probs):
-                        token._.sent_start_prob = prob
+                _write_sent_start_probs(doc, parse.sent_start_probs.tolist())
 
     # -------------------------------------------------------------------------- training
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
