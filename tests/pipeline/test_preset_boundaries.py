@@ -119,6 +119,54 @@ def test_sb_bias_moves_boundaries_monotonically(trained_model_dir, sample_exampl
     assert counts == sorted(counts) and counts[0] < counts[-1], counts
 
 
+def test_sb_bias_is_validated():
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="sb_bias"):
+        nlp.add_pipe("joint_sbd_parser", config={"sb_bias": math.inf})
+    with pytest.raises(ValueError, match="sb_bias_unpunctuated"):
+        nlp.add_pipe("joint_sbd_parser", name="p2", config={"sb_bias_unpunctuated": math.nan})
+
+
+def test_sb_bias_unpunctuated_applies_to_docs_without_final_punctuation_only(trained_model_dir, sample_examples):
+    _, examples = sample_examples
+    punctuated = [eg.reference.text for eg in examples[24:]]
+    bare = [" ".join(t.lower_ for t in eg.reference if not t.is_punct and not t.is_space) + " :) & /"
+            for eg in examples[24:]]   # symbols and emoticons are not sentence-final punctuation
+    assert all(any(t.text in ".?!" for t in spacy.blank("en")(x)) for x in punctuated)
+
+    def boundaries(config, texts):
+        nlp = spacy.load(trained_model_dir, config={"components": {"joint_sbd_parser": config}})
+        return [[t.i for t in d if t.is_sent_start] for d in nlp.pipe(texts)]
+
+    base_bare, base_punct = boundaries({}, bare), boundaries({}, punctuated)
+    eager_bare = boundaries({"sb_bias_unpunctuated": 5.0}, bare)
+    assert sum(map(len, eager_bare)) > sum(map(len, base_bare))
+    assert boundaries({"sb_bias_unpunctuated": 5.0}, punctuated) == base_punct   # untouched
+    # sb_bias alone still moves both; sb_bias_unpunctuated takes over where there is no punctuation
+    assert boundaries({"sb_bias": 5.0, "sb_bias_unpunctuated": 0.0}, bare) == base_bare
+
+
+def test_contradicting_training_presets_are_dropped_and_counted(sample_examples):
+    _, examples = sample_examples
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("joint_sbd_parser", config={"beam_width": 2, "attrs": ["NORM", "SHAPE"]})
+    train = examples[:3]
+    nlp.initialize(lambda: train)
+    made = []
+    for eg in train:
+        ref = eg.reference
+        pred = Doc(nlp.vocab, words=[t.text for t in ref], spaces=[bool(t.whitespace_) for t in ref])
+        gold = [bool(t.is_sent_start) for t in ref]
+        wrong = next(i for i in range(1, len(pred)) if not gold[i])
+        right = next(i for i in range(1, len(pred)) if gold[i])
+        pred[wrong].is_sent_start = True        # contradicts the gold: dropped
+        pred[right].is_sent_start = True        # agrees: kept
+        made.append(Example(pred, eg.reference))
+    losses = nlp.update(made)
+    assert pipe.dropped_presets == 3 and losses["joint_sbd_parser_dropped_presets"] == 3
+    assert pipe.skipped_examples == 0
+
+
 def test_sent_start_probs_travel_with_the_doc(trained_model_dir, sample_examples):
     """The probabilities are written in bulk under spaCy's own keys for token attributes, so
     they behave as if set one by one: they survive Doc.to_bytes, a DocBin with user data and
