@@ -22,7 +22,8 @@ sentence, False / 0 = it does not, None / -1 = predicted (n bools: every boundar
 probability of every token (`_start_probs`: softmax over the final beam items' scores).
 
 Role cache: 28–43% of a state's feature keys (by the number of extra columns) read one token in
-one role (s0's word, b0's shape, ...; `features.role_features`). `parse` caches the partial score
+one role (s0's word, b0's shape, ...; `features.role_features`), and 5 + E more read b0's window
+(b0 − 1 .. b0 + 2), which b0 fixes while no swapped token waits in the buffer (role R_B0WIN). `parse` caches the partial score
 of each (role, token) in a direct-mapped table (slots for every (role, token) of the document, at
 most `MAX_ROLE_SLOTS`: short documents allocate little), so a state hashes and sums only its
 other keys plus N_ROLES cached rows (scores equal up to float rounding; `testing.role_scores` and
@@ -48,7 +49,8 @@ from libc.stdint cimport int64_t, uint64_t
 
 from ..learn.weights cimport HashedWeights, score_table
 from ._state cimport StateC, is_final, read_arcs, state_decref, state_init
-from .features cimport MAX_EXTRA, MAX_FEATS, N_ROLES, extract_features, extract_split, role_features
+from .features cimport (MAX_EXTRA, MAX_FEATS, N_ROLES, NO_ROLE, extract_features, extract_split,
+                       role_features)
 from .moves cimport N_MOVES, SB, apply_move, move_of, set_doc, valid_moves
 
 from .moves import MAX_TOKENS, check_n_labels, n_classes_for
@@ -56,7 +58,7 @@ from .moves import MAX_TOKENS, check_n_labels, n_classes_for
 cdef enum:
     COMMIT_EVERY = 256
     MAX_LAG = 2048
-    MAX_ROLE_SLOTS = 4096  # role cache entries at most (a power of 2): ~370 tokens' roles
+    MAX_ROLE_SLOTS = 4096  # role cache entries at most (a power of 2): ~340 tokens' roles
 
 MAX_BEAM_WIDTH = 1 << 16
 """Widest beam accepted (the per-call buffers hold `beam_width` items; far beyond any use)."""
@@ -184,11 +186,13 @@ cdef class Engine:
         score_table(w.W, w.n_rows, nc, w.feats, nf, out)
         for r in range(N_ROLES):
             tok = w.role_toks[r]
+            if tok == NO_ROLE:
+                continue
             key = <int64_t>(tok + 1) * N_ROLES + r
             slot = <int>(key & w.role_mask)
             part = &w.role_scores[slot * nc]
             if w.role_keys[slot] != key:  # miss: the role's own keys, scored once (feats is free now)
-                nf = role_features(w.feats, r, tok, w.attrs, &self.cfg)
+                nf = role_features(w.feats, r, tok, w.doc.n, w.attrs, &self.cfg)
                 score_table(w.W, w.n_rows, nc, w.feats, nf, <float*>part)
                 w.role_keys[slot] = key
             for c in range(nc):

@@ -18,8 +18,10 @@ cdef struct FeatConfigC:
     int extra_cols[8]
 
 
-# The roles whose unigram templates depend on one token only (`role_features`): the beam caches
-# each (role, token)'s partial score instead of hashing and summing its rows per state.
+# The roles whose templates depend on one token only (`role_features`): the beam caches each
+# (role, token)'s partial score instead of hashing and summing its rows per state. R_B0WIN's
+# templates read b0 − 1, b0, b1 and b2, which b0 alone fixes while no swapped token waits in the
+# buffer (then b1 = b0 + 1, b2 = b0 + 2).
 cdef enum:
     R_S0 = 0
     R_S1
@@ -32,12 +34,14 @@ cdef enum:
     R_S0R1
     R_S1L1
     R_S1R1
+    R_B0WIN  # the buffer window of b0 (b0 − 1 .. b0 + 2), when the buffer is contiguous
     N_ROLES
+    NO_ROLE = -2  # role_toks value: the role's keys are among the others (not cacheable here)
 
 
 cdef int extract_features(uint64_t* out, const StateC* s, const DocC* doc,
                           const uint64_t* attrs, const FeatConfigC* cfg) noexcept nogil
 cdef int extract_split(uint64_t* out, int* role_toks, const StateC* s, const DocC* doc,
                        const uint64_t* attrs, const FeatConfigC* cfg) noexcept nogil
-cdef int role_features(uint64_t* out, int role, int tok, const uint64_t* attrs,
+cdef int role_features(uint64_t* out, int role, int tok, int n, const uint64_t* attrs,
                        const FeatConfigC* cfg) noexcept nogil

@@ -21,9 +21,12 @@ A feature key is the MurmurHash of (template id, values…).
 
 Roles: the templates that read one token in one position (s0, s1, s2, b0, b1, b2, b0 − 1 and the
 outer children of s0 and s1: their word / tag / word+tag and extra-column unigrams; 26 + 4·E of
-the 94 + 5·E keys with E extra columns: 35% with the 3 default ones, 43% with 8) are grouped by role (`role_features`). `extract_split` gives a state's other keys and the
-token filling each role, so that the beam can reuse each (role, token)'s partial score across the
-states and steps that share it (`beam`'s role cache); `extract_features` gives every key.
+the 94 + 5·E keys with E extra columns: 35% with the 3 default ones, 43% with 8) are grouped by
+role (`role_features`). So is b0's window (R_B0WIN: templates 31, 40, 116–118 and 204 + 8t, which
+read b0 − 1, b0, b1 and b2: 5 + E keys more, fixed by b0 while no swapped token waits in the
+buffer). `extract_split` gives a state's other keys and the token filling each role, so that the
+beam can reuse each (role, token)'s partial score across the states and steps that share it
+(`beam`'s role cache); `extract_features` gives every key.
 """
 import numpy
 
@@ -82,9 +85,9 @@ cdef inline int add(uint64_t* out, int k, uint64_t tid, uint64_t a, uint64_t b, 
 cdef int ROLE_TID[N_ROLES]
 cdef bint ROLE_WP[N_ROLES]
 cdef int ROLE_EXTRA[N_ROLES]
-ROLE_TID[:] = [2, 5, 8, 10, 13, 16, 114, 70, 73, 76, 79]
-ROLE_WP[:] = [True, True, False, True, True, False, False, False, False, False, False]
-ROLE_EXTRA[:] = [202, -1, -1, 200, 203, -1, 201, -1, -1, -1, -1]
+ROLE_TID[:] = [2, 5, 8, 10, 13, 16, 114, 70, 73, 76, 79, -1]
+ROLE_WP[:] = [True, True, False, True, True, False, False, False, False, False, False, False]
+ROLE_EXTRA[:] = [202, -1, -1, 200, 203, -1, 201, -1, -1, -1, -1, -1]
 
 
 cdef inline int _role_base(uint64_t* out, int k, int role, int tok, const uint64_t* attrs,
@@ -102,10 +105,35 @@ cdef inline int _role_extra(uint64_t* out, int k, int role, int tok, int t, cons
     return add(out, k, ROLE_EXTRA[role] + 8 * t, attr(attrs, cfg, tok, cfg.extra_cols[t]), 0, 0, 0)
 
 
-cdef int role_features(uint64_t* out, int role, int tok, const uint64_t* attrs,
+cdef inline int _window(uint64_t* out, int k, int b0, int b1, int b2, int prev, const uint64_t* attrs,
+                        const FeatConfigC* cfg) noexcept nogil:
+    """The R_B0WIN templates (31, 40, 116, 117, 118, 204 + 8t), in that order."""
+    cdef int tc = cfg.tag_col, wc = cfg.word_col, t
+    cdef uint64_t b0p = attr(attrs, cfg, b0, tc), b1p = attr(attrs, cfg, b1, tc)
+    cdef uint64_t pp = attr(attrs, cfg, prev, tc)
+    k = add(out, k, 31, b0p, b1p, 0, 0)
+    k = add(out, k, 40, b0p, b1p, attr(attrs, cfg, b2, tc), 0)
+    k = add(out, k, 116, attr(attrs, cfg, prev, wc), attr(attrs, cfg, b0, wc), 0, 0)
+    k = add(out, k, 117, pp, b0p, 0, 0)
+    k = add(out, k, 118, pp, b0p, b1p, 0)
+    for t in range(cfg.n_extra):
+        k = add(out, k, 204 + 8 * t, attr(attrs, cfg, prev, cfg.extra_cols[t]),
+                attr(attrs, cfg, b0, cfg.extra_cols[t]), 0, 0)
+    return k
+
+
+cdef int role_features(uint64_t* out, int role, int tok, int n, const uint64_t* attrs,
                        const FeatConfigC* cfg) noexcept nogil:
     """The keys of the templates of `role` (R_*) that read token `tok` alone (-1 none, 0 root):
-    the keys `extract_features` emits for them when `tok` fills that role; returns how many."""
+    the keys `extract_features` emits for them when `tok` fills that role; returns how many.
+    For R_B0WIN, `tok` is b0 of a contiguous buffer over the `n` words; NO_ROLE gives none."""
+    if tok == NO_ROLE:
+        return 0
+    cdef int b1, b2
+    if role == R_B0WIN:
+        b1 = tok + 1 if 0 <= tok < n else -1
+        b2 = tok + 2 if 0 <= tok and tok + 2 <= n else -1
+        return _window(out, 0, tok, b1, b2, tok - 1 if tok > 1 else -1, attrs, cfg)
     cdef int k = _role_base(out, 0, role, tok, attrs, cfg), t
     if ROLE_EXTRA[role] >= 0:
         for t in range(cfg.n_extra):
@@ -131,6 +159,7 @@ cdef inline int _extract(uint64_t* out, int* role_toks, const StateC* s, const D
                          const uint64_t* attrs, const FeatConfigC* cfg) noexcept nogil:
     """Both of the above: role templates inline, in template order (role_toks NULL), or left out."""
     cdef bint full = role_toks is NULL
+    cdef bint win = full or s.buf is not NULL  # the R_B0WIN templates among the others
     cdef const NodeC* S0 = s.stack
     cdef const NodeC* S1 = S0.next if s.stack_len >= 2 else NULL
     cdef const NodeC* S2 = S1.next if s.stack_len >= 3 else NULL
@@ -196,6 +225,7 @@ cdef inline int _extract(uint64_t* out, int* role_toks, const StateC* s, const D
         role_toks[R_S0R1] = s0r1
         role_toks[R_S1L1] = s1l1
         role_toks[R_S1R1] = s1r1
+        role_toks[R_B0WIN] = NO_ROLE if win else b0
     # pairs
     k = add(out, k, 20, s0w, s0p, s1w, s1p)
     k = add(out, k, 21, s0w, s0p, s1w, 0)
@@ -208,9 +238,11 @@ cdef inline int _extract(uint64_t* out, int* role_toks, const StateC* s, const D
     k = add(out, k, 28, s0w, b0w, 0, 0)
     k = add(out, k, 29, s0p, b0w, b0p, 0)
     k = add(out, k, 30, s1p, b0p, 0, 0)
-    k = add(out, k, 31, b0p, b1p, 0, 0)
+    if win:
+        k = add(out, k, 31, b0p, b1p, 0, 0)
     # triples
-    k = add(out, k, 40, b0p, b1p, b2p, 0)
+    if win:
+        k = add(out, k, 40, b0p, b1p, b2p, 0)
     k = add(out, k, 41, s0p, b0p, b1p, 0)
     k = add(out, k, 42, s1p, s0p, b0p, 0)
     k = add(out, k, 43, s2p, s1p, s0p, 0)
@@ -274,9 +306,10 @@ cdef inline int _extract(uint64_t* out, int* role_toks, const StateC* s, const D
     k = add(out, k, 113, dsb, s0p, 0, 0)
     if full:
         k = _role_base(out, k, R_PREV, prev, attrs, cfg)
-    k = add(out, k, 116, pw, b0w, 0, 0)
-    k = add(out, k, 117, pp, b0p, 0, 0)
-    k = add(out, k, 118, pp, b0p, b1p, 0)
+    if win:
+        k = add(out, k, 116, pw, b0w, 0, 0)
+        k = add(out, k, 117, pp, b0p, 0, 0)
+        k = add(out, k, 118, pp, b0p, b1p, 0)
     k = add(out, k, 119, depth, swp, b0p, 0)
     k = add(out, k, 120, depth, s0p, b0p, 0)
     k = add(out, k, 121, dsb, pp, b0p, 0)
@@ -287,6 +320,7 @@ cdef inline int _extract(uint64_t* out, int* role_toks, const StateC* s, const D
             k = _role_extra(out, k, R_PREV, prev, t, attrs, cfg)
             k = _role_extra(out, k, R_S0, s0, t, attrs, cfg)
             k = _role_extra(out, k, R_B1, b1, t, attrs, cfg)
-        k = add(out, k, 204 + 8 * t, attr(attrs, cfg, prev, col), attr(attrs, cfg, b0, col), 0, 0)
+        if win:
+            k = add(out, k, 204 + 8 * t, attr(attrs, cfg, prev, col), attr(attrs, cfg, b0, col), 0, 0)
     return k
 

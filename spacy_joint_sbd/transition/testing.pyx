@@ -132,7 +132,7 @@ def split_features(Engine engine not None, attrs, actions, fixed_starts=None):
         other = numpy.asarray(<uint64_t[:nf]>w.feats).copy()
         roles = []
         for r in range(N_ROLES):
-            nf = role_features(w.feats, r, w.role_toks[r], w.attrs, &engine.cfg)
+            nf = role_features(w.feats, r, w.role_toks[r], w.doc.n, w.attrs, &engine.cfg)
             roles.append(numpy.asarray(<uint64_t[:nf]>w.feats).copy() if nf else numpy.zeros(0, numpy.uint64))
         return other, roles
     finally:
