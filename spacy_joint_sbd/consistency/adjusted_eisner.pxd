@@ -5,4 +5,3 @@ cdef class AdjustedEisner:
     cdef const double[:, :, ::1] sibT  # sibT[h, m, s] = sib[h, s, m]
     cdef bint second_order
 
-    cdef void _set_sib(self, const double[:, :, ::1] sib)

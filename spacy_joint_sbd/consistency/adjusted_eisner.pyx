@@ -13,7 +13,8 @@ from libc.string cimport memcpy
 import numpy
 
 from spacy_joint_sbd.graph.eisner cimport MasksC, _MaskView, eisner1_c
-from spacy_joint_sbd.graph.eisner2 cimport eisner2_free_c, swap_sib_axes
+from spacy_joint_sbd.graph.eisner2 cimport eisner2_free_c
+from spacy_joint_sbd.graph.eisner2 import swapped_sib
 from .penalties cimport Penalties, WordArrays
 from .penalties import penalties_from_tuples
 
@@ -45,16 +46,7 @@ cdef class AdjustedEisner:
                 raise ValueError(f"sibling scores must be {(D, D, D)}, got {sib.shape}")
             if not numpy.isfinite(sib).all():
                 raise ValueError("sibling scores must be finite")
-            self._set_sib(sib)
-
-    cdef void _set_sib(self, const double[:, :, ::1] sib):
-        """Keep a copy of ``sib`` in `eisner2_free_c`'s layout (``sibT[h, m, s] = sib[h, s, m]``)."""
-        cdef Py_ssize_t D = sib.shape[0]
-        sibT = numpy.empty((D, D, D), dtype=numpy.float64)
-        cdef double[:, :, ::1] dst = sibT
-        with nogil:
-            swap_sib_axes(&sib[0, 0, 0], &dst[0, 0, 0], <int>D)
-        self.sibT = sibT
+            self.sibT = swapped_sib(sib)  # eisner2_free_c's layout
 
     def decode(self, penalties):
         """``(chart heads of positions 1..n, score)`` of the best tree under arc − penalties.

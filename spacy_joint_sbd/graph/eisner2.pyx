@@ -266,6 +266,35 @@ cdef void swap_sib_axes(const double* sib, double* sibT, int D) noexcept nogil:
                         dst[<size_t>m * D + s] = src[<size_t>s * D + m]
 
 
+cdef inline int _best_pair(const double* a, const double* b, int lo, int hi, int bq,
+                           double* best) noexcept nogil:
+    """max over lo <= r < hi of a[r] + b[r] into `best` (from -inf); returns the first argmax,
+    or `bq` if nothing beats -inf."""
+    cdef int r
+    cdef double v
+    best[0] = -INFINITY
+    for r in range(lo, hi):
+        v = a[r] + b[r]
+        if v > best[0]:
+            best[0] = v
+            bq = r
+    return bq
+
+
+cdef inline int _best_triple(const double* a, const double* b, const double* c, int lo, int hi,
+                             int bq, double* best) noexcept nogil:
+    """max of `best` (the first-child candidate, index `bq`) and a[q] + b[q] + c[q] over
+    lo <= q < hi, summed in that order; returns the first argmax."""
+    cdef int q
+    cdef double v
+    for q in range(lo, hi):
+        v = a[q] + b[q] + c[q]
+        if v > best[0]:
+            best[0] = v
+            bq = q
+    return bq
+
+
 cdef int eisner2_free_c(const double* arc, const double* sibT, int D, int* heads,
                         double* score) noexcept nogil:
     """`eisner2_c` without constraints: the same items, sums and tie-breaking (first best in the
@@ -276,10 +305,8 @@ cdef int eisner2_free_c(const double* arc, const double* sibT, int D, int* heads
     and score untouched) if the tables cannot be allocated."""
     cdef int n = D - 1
     cdef size_t DD = <size_t>D * D
-    cdef int s, t, r, q, k, h, bq
+    cdef int s, t, k, h
     cdef double v, best
-    cdef const double* row
-    cdef const double* col
     cdef const double* sb
     if n <= 0:
         score[0] = 0.0
@@ -316,70 +343,27 @@ cdef int eisner2_free_c(const double* arc, const double* sibT, int D, int* heads
         for s in range(1, n - k + 1):
             t = s + k
             # S[s, t] = max_r CR[s, r] + CL[r + 1, t]
-            row = CR + s * D
-            col = CLT + t * D + 1
-            best = -INFINITY
-            bq = s
-            for r in range(s, t):
-                v = row[r] + col[r]
-                if v > best:
-                    best = v
-                    bq = r
+            bS[s * D + t] = _best_pair(CR + s * D, CLT + t * D + 1, s, t, s, &best)
             S[s * D + t] = best
             ST[t * D + s] = best
-            bS[s * D + t] = bq
             # IR[s, t]: s -> t after sibling q (q == s: t is s's first right child).
             sb = sibT + (<size_t>s * D + t) * D
             best = CL[(s + 1) * D + t] + sb[s]
-            bq = s
-            row = IR + s * D
-            col = ST + t * D
-            for q in range(s + 1, t):
-                v = row[q] + sb[q] + col[q]
-                if v > best:
-                    best = v
-                    bq = q
+            bIR[s * D + t] = _best_triple(IR + s * D, sb, ST + t * D, s + 1, t, s, &best)
             IR[s * D + t] = best + arc[s * D + t]
-            bIR[s * D + t] = bq
             # IL[s, t]: t -> s after the closer sibling q (q == t: s is t's first left child).
             sb = sibT + (<size_t>t * D + s) * D
             best = CR[s * D + t - 1] + sb[t]
-            bq = t
-            row = S + s * D
-            col = ILT + t * D
-            for q in range(s + 1, t):
-                v = col[q] + sb[q] + row[q]
-                if v > best:
-                    best = v
-                    bq = q
+            bIL[s * D + t] = _best_triple(ILT + t * D, sb, S + s * D, s + 1, t, t, &best)
             ILT[t * D + s] = best + arc[t * D + s]
-            bIL[s * D + t] = bq
             # CL[s, t] = max_r CL[s, r] + IL[r, t]
-            row = CL + s * D
-            col = ILT + t * D
-            best = -INFINITY
-            bq = s
-            for r in range(s, t):
-                v = row[r] + col[r]
-                if v > best:
-                    best = v
-                    bq = r
+            bCL[s * D + t] = _best_pair(CL + s * D, ILT + t * D, s, t, s, &best)
             CL[s * D + t] = best
             CLT[t * D + s] = best
-            bCL[s * D + t] = bq
             # CR[s, t] = max_r IR[s, r] + CR[r, t]
-            row = IR + s * D
-            col = CRT + t * D
-            best = -INFINITY
-            bq = t
-            for r in range(s + 1, t + 1):
-                v = row[r] + col[r]
-                if v > best:
-                    best = v
-                    bq = r
+            bCR[s * D + t] = _best_pair(IR + s * D, CRT + t * D, s + 1, t + 1, t, &best)
             CR[s * D + t] = best
             CRT[t * D + s] = best
-            bCR[s * D + t] = bq
     best = -INFINITY
     cdef int root_child = -1
     for h in range(1, n + 1):
@@ -513,6 +497,17 @@ cdef void _backtrack2(int root_child, int n, int D, int K, const int* bCL, const
     free(st)
 
 
+def swapped_sib(const double[:, :, ::1] sib):
+    """A new (D, D, D) float64 array ``sibT[h, m, s] = sib[h, s, m]``: `eisner2_free_c`'s layout."""
+    cdef Py_ssize_t D = sib.shape[0]
+    out = numpy.empty((D, D, D), dtype=numpy.float64)
+    cdef double[:, :, ::1] dst = out
+    if D:
+        with nogil:
+            swap_sib_axes(&sib[0, 0, 0], &dst[0, 0, 0], <int>D)
+    return out
+
+
 def eisner2(arc_scores, sib_scores, masks=None):
     """Best projective tree under arc + adjacent-sibling scores, optionally under constraint masks.
 
@@ -539,9 +534,8 @@ def eisner2(arc_scores, sib_scores, masks=None):
     cdef _MaskView mv
     cdef int status
     if masks is None and n <= FREE_CHART_MAX_N:
-        sibT = numpy.empty((n + 1, n + 1, n + 1), dtype=numpy.float64)
+        sibT = swapped_sib(sib)
         with nogil:
-            swap_sib_axes(&sib[0, 0, 0], <double*>&sibT[0, 0, 0], n + 1)
             status = eisner2_free_c(&arc[0, 0], &sibT[0, 0, 0], n + 1, &heads[0], &score)
         if status < 0:
             raise MemoryError(f"no memory for the chart of a {n}-token sentence")
