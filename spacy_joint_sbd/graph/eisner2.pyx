@@ -500,6 +500,8 @@ cdef void _backtrack2(int root_child, int n, int D, int K, const int* bCL, const
 def swapped_sib(const double[:, :, ::1] sib):
     """A new (D, D, D) float64 array ``sibT[h, m, s] = sib[h, s, m]``: `eisner2_free_c`'s layout."""
     cdef Py_ssize_t D = sib.shape[0]
+    if sib.shape[1] != D or sib.shape[2] != D:
+        raise ValueError(f"sibling scores must be (D, D, D), got ({D}, {sib.shape[1]}, {sib.shape[2]})")
     out = numpy.empty((D, D, D), dtype=numpy.float64)
     cdef double[:, :, ::1] dst = out
     if D:

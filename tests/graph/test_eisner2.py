@@ -80,6 +80,15 @@ def test_unconstrained_chart_equals_masked_chart(ties):
     assert eisner2(arc, sib) == eisner2(arc, sib, ConstraintMasks(n)) == (None, -numpy.inf)
 
 
+def test_swapped_sib_checks_its_shape():
+    from spacy_joint_sbd.graph.eisner2 import swapped_sib
+
+    sib = numpy.arange(27, dtype=float).reshape(3, 3, 3)
+    numpy.testing.assert_array_equal(swapped_sib(sib), sib.transpose(0, 2, 1))
+    with pytest.raises(ValueError, match="sibling scores"):
+        swapped_sib(numpy.zeros((3, 3, 2)))
+
+
 def test_bad_input():
     with pytest.raises(ValueError, match="sib_scores"):
         eisner2(numpy.zeros((3, 3)), numpy.zeros((4, 4, 4)))
