@@ -35,6 +35,7 @@ from spacy.training import Example
 from tqdm import tqdm
 
 from spacy_joint_sbd.cli.evaluate import predict
+from spacy_joint_sbd.cli.tune_bias import PUNCT_GRID, UNPUNCT_GRID, best_bias, sweep_sb_bias
 from spacy_joint_sbd.corpus import DocRecord
 from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.readers import load_gold_docs
@@ -43,8 +44,6 @@ from spacy_joint_sbd.scoring import score_records
 from spacy_joint_sbd.tagger import encode_doc, jackknife, train_tagger
 
 VARIANTS = ("plain", "star", "lower", "nopunct")
-PUNCT_GRID = (-0.2, -0.1, 0.0, 0.1, 0.2)
-UNPUNCT_GRID = (-0.1, 0.0, 0.1, 0.2, 0.3, 0.4)
 
 
 def variant_docs(vocab, docs: Sequence[Doc], variant: str) -> List[Doc]:
@@ -208,12 +207,9 @@ def main() -> None:
     chosen = {"sb_bias": 0.0, "sb_bias_unpunctuated": None}
     if not args.no_tune_bias:
         for key, variant, grid in (("sb_bias", "plain", PUNCT_GRID), ("sb_bias_unpunctuated", "star", UNPUNCT_GRID)):
-            for bias in grid:
-                parser.cfg[key] = bias
-                tuning[key][str(bias)] = evaluate(nlp, dev[variant])["sents_f"]
-            parser.cfg[key] = chosen[key]
-            # the best dev F1; ties go to the bias nearest 0
-            chosen[key] = max(grid, key=lambda b: (round(tuning[key][str(b)], 6), -abs(b)))
+            f1 = sweep_sb_bias(nlp, dev[variant][0], grid, key, component="joint_sbd_parser")
+            tuning[key] = {str(b): f for b, f in f1.items()}
+            chosen[key] = best_bias(f1)
         print(f"operating point on dev: sb_bias {chosen['sb_bias']:+.2f} (plain F1 "
               f"{tuning['sb_bias'][str(chosen['sb_bias'])]:.2%}), sb_bias_unpunctuated "
               f"{chosen['sb_bias_unpunctuated']:+.2f} (star F1 {tuning['sb_bias_unpunctuated'][str(chosen['sb_bias_unpunctuated'])]:.2%})")

@@ -1,0 +1,82 @@
+"""`tune-bias`: the SB bias chosen on dev by boundary F1, saved in the pipeline's cfg and config."""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+import spacy
+
+from spacy_joint_sbd.cli.tune_bias import best_bias, set_sb_bias, sweep_sb_bias
+from spacy_joint_sbd.corpus.readers import load_gold_docs
+
+
+def test_best_bias_ties_go_to_zero():
+    assert best_bias({-0.2: 0.5, 0.0: 0.7, 0.1: 0.7}) == 0.0
+    assert best_bias({-0.1: 0.8, 0.1: 0.8, 0.3: 0.2}) in (-0.1, 0.1)
+    assert best_bias({0.2: 0.9, 0.0: 0.1}) == 0.2
+
+
+def test_sweep_moves_the_operating_point_and_restores_cfg(trained_nlp, sample_path):
+    docs = load_gold_docs(sample_path, trained_nlp.vocab, "star")[24:]
+    pipe = trained_nlp.get_pipe("joint_sbd_parser")
+    before = dict(pipe.cfg)
+    f1 = sweep_sb_bias(trained_nlp, docs, [-3.0, 0.0, 3.0], "sb_bias_unpunctuated")
+    assert list(f1) == [-3.0, 0.0, 3.0]
+    assert pipe.cfg == before
+    # a large negative bias forbids SB, a large positive one splits everywhere: different F1
+    assert len(set(round(v, 6) for v in f1.values())) > 1
+    assert f1[-3.0] < max(f1.values())
+
+
+@pytest.mark.parametrize("bad", [[], [float("nan")], [0.0, float("inf")]])
+def test_sweep_rejects_bad_grids(trained_nlp, sample_path, bad):
+    docs = load_gold_docs(sample_path, trained_nlp.vocab)[24:]
+    with pytest.raises(ValueError, match="grid"):
+        sweep_sb_bias(trained_nlp, docs, bad)
+
+
+def test_sweep_rejects_other_components_and_keys(trained_nlp, sample_path):
+    docs = load_gold_docs(sample_path, trained_nlp.vocab)[24:]
+    with pytest.raises(ValueError, match="no component"):
+        sweep_sb_bias(trained_nlp, docs, [0.0], component="parser")
+    with pytest.raises(ValueError, match="key"):
+        sweep_sb_bias(trained_nlp, docs, [0.0], key="beam_width")
+    with pytest.raises(ValueError, match="no non-empty dev documents"):
+        sweep_sb_bias(trained_nlp, [], [0.0])
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    with pytest.raises(ValueError, match="not a joint_sbd_parser"):
+        sweep_sb_bias(nlp, docs, [0.0], component="sentencizer")
+
+
+def test_cli_saves_the_chosen_bias_in_place(trained_model_dir, sample_path, tmp_path):
+    model = tmp_path / "model"
+    shutil.copytree(trained_model_dir, model)
+    metrics = tmp_path / "bias.json"
+    proc = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", "tune-bias", str(model), str(sample_path),
+                           "--variant", "star", "--grid=-3,0,0.5", "--metrics", str(metrics)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(metrics.read_text())
+    assert result["key"] == "sb_bias_unpunctuated" and set(result["dev_f1"]) == {"-3.0", "0.0", "0.5"}
+    chosen = result["chosen"]
+    assert result["dev_f1"][str(chosen)] == max(result["dev_f1"].values())
+    nlp = spacy.load(model)
+    assert nlp.get_pipe("joint_sbd_parser").cfg["sb_bias_unpunctuated"] == chosen
+    assert nlp.config["components"]["joint_sbd_parser"]["sb_bias_unpunctuated"] == chosen
+    assert not (tmp_path / "model.partial").exists() and not (tmp_path / "model.old").exists()
+
+
+def test_cli_errors_are_clear_and_leave_the_model(trained_model_dir, sample_path, tmp_path):
+    model = tmp_path / "model"
+    shutil.copytree(trained_model_dir, model)
+    before = sorted(p.name for p in model.iterdir())
+    proc = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", "tune-bias", str(model), str(sample_path),
+                           "--grid", "a,b"], capture_output=True, text=True)
+    assert proc.returncode == 1 and "--grid must be numbers" in proc.stdout + proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", "tune-bias", str(model),
+                           str(tmp_path / "missing.conllu")], capture_output=True, text=True)
+    assert proc.returncode == 1 and "missing.conllu" in proc.stdout + proc.stderr
+    assert sorted(p.name for p in model.iterdir()) == before
+    assert spacy.load(model).get_pipe("joint_sbd_parser").cfg["sb_bias"] == 0.0
