@@ -24,13 +24,16 @@ def make_meta(gold: dict, raw: dict, version: str, variant: str) -> dict:
         "name": name,
         "version": version,
         "description": (
-            "Tagger + joint_sbd_parser (spacy_joint_sbd): sentence boundaries and dependency trees "
-            f"predicted jointly over whole documents (Björkelund et al. 2016), {trained_on}. "
-            "Beam 20, DLaSO updates, passive-aggressive learner."),
+            "tok2vec (copied, frozen, from en_core_web_sm 3.8, MIT) + perceptron_tagger + joint_sbd_parser "
+            "(spacy_joint_sbd): sentence boundaries and dependency trees predicted jointly over whole documents "
+            f"(Björkelund et al. 2016), {trained_on}. Beam 20, DLaSO updates, passive-aggressive learner; the "
+            "tagger and the parser read k-means clusters of the tok2vec's token vectors."),
         "license": "CC BY-SA 4.0",
         "author": "spacy_joint_sbd developers",
         "sources": [{"name": "UD English-EWT", "url": "https://github.com/UniversalDependencies/UD_English-EWT",
-                     "license": "CC BY-SA 4.0", "author": "Universal Dependencies"}],
+                     "license": "CC BY-SA 4.0", "author": "Universal Dependencies"},
+                    {"name": "en_core_web_sm 3.8 (tok2vec)", "url": "https://github.com/explosion/spacy-models",
+                     "license": "MIT", "author": "Explosion"}],
         "performance": {
             "variant": variant,
             "sents_p": gold["sents_p"], "sents_r": gold["sents_r"], "sents_f": gold["sents_f"],

@@ -88,14 +88,16 @@ def tune_bias(model: str, dev_path: Path, variant: str = "plain", key: Optional[
     key = key or ("sb_bias" if variant == "plain" else "sb_bias_unpunctuated")
     if grid is None:
         grid = PUNCT_GRID if key == "sb_bias" else UNPUNCT_GRID
+    target = Path(output) if output is not None else Path(model)
+    if output is None and not target.is_dir():
+        raise ValueError(f"{model} is not a pipeline directory: give --output to save the tuned pipeline")
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"{target} is a file: --output must be a pipeline directory to write")
     nlp = load_pipeline(model)
     dev = load_gold_docs(dev_path, nlp.vocab, variant)
     f1 = sweep_sb_bias(nlp, dev, grid, key, component)
     chosen = best_bias(f1)
     set_sb_bias(nlp, key, chosen, component)
-    target = Path(output) if output is not None else Path(model)
-    if output is None and not target.is_dir():
-        raise ValueError(f"{model} is not a pipeline directory: give --output to save the tuned pipeline")
     tmp = target.with_name(target.name + ".partial")
     old = target.with_name(target.name + ".old")
     shutil.rmtree(tmp, ignore_errors=True)

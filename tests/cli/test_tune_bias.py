@@ -78,5 +78,10 @@ def test_cli_errors_are_clear_and_leave_the_model(trained_model_dir, sample_path
     proc = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", "tune-bias", str(model),
                            str(tmp_path / "missing.conllu")], capture_output=True, text=True)
     assert proc.returncode == 1 and "missing.conllu" in proc.stdout + proc.stderr
+    (tmp_path / "afile").write_text("keep me")
+    proc = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", "tune-bias", str(model), str(sample_path),
+                           "--grid", "0", "--output", str(tmp_path / "afile")], capture_output=True, text=True)
+    assert proc.returncode == 1 and "is a file" in proc.stdout + proc.stderr
+    assert (tmp_path / "afile").read_text() == "keep me"
     assert sorted(p.name for p in model.iterdir()) == before
     assert spacy.load(model).get_pipe("joint_sbd_parser").cfg["sb_bias"] == 0.0
