@@ -148,3 +148,36 @@ def test_tag_source_smoke(ud, tmp_path):
     assert scores(runs["perceptron-jackknifed"]) != scores(runs["perceptron-clusters-jackknifed"])
     table = (out / "tag_source.md").read_text()
     assert all(f"| {name} |" in table for name in runs)
+
+
+def test_seeds_smoke(tmp_path):
+    """seeds.py trains the root recipe per seed in a root folder (here: the root's two scripts and
+    the sample as every corpus) and reports the spread of the scores."""
+    root = tmp_path / "root"
+    (root / "scripts").mkdir(parents=True)
+    for script in ("train_default.py", "default_scores.py", "boundary_curves.py"):
+        shutil.copy(PROJECT.parents[1] / "scripts" / script, root / "scripts")
+    for treebank in ("en_ewt", "en_gum", "en_atis"):
+        (root / "corpus" / treebank).mkdir(parents=True)
+        for split in ("train", "dev", "test"):
+            proc = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", "convert", str(SAMPLE),
+                                   str(root / "corpus" / treebank / f"{split}.spacy")], capture_output=True, text=True)
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+    (root / "assets/ud/en_atis").mkdir(parents=True)
+    shutil.copy(SAMPLE, root / "assets/ud/en_atis/dev.conllu")
+    out = tmp_path / "seeds"
+    cmd = [sys.executable, str(PROJECT / "scripts" / "seeds.py"), "--root", str(root), "--seeds", "0,1",
+           "--epochs", "1", "--beam", "2", "--limit", "6", "--context-clusters", "4,8", "--out", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    result = json.loads((out / "seeds.json").read_text())
+    assert [r["seed"] for r in result["runs"]] == [0, 1]
+    assert set(result["summary"]) == {"ewt-test-plain", "ewt-test-star", "gum-dev-plain", "gum-dev-star",
+                                      "atis-dev-stream"}
+    for s in result["summary"].values():
+        assert s["sents_f"]["min"] <= s["sents_f"]["mean"] <= s["sents_f"]["max"]
+    assert "| ewt-test-star |" in (out / "seeds.md").read_text()
+    assert not (out / "seed0" / "model").exists()
+    proc = subprocess.run([sys.executable, str(PROJECT / "scripts" / "seeds.py"), "--report-only", "--out", str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and json.loads((out / "seeds.json").read_text())["summary"] == result["summary"]
