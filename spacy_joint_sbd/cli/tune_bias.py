@@ -17,10 +17,10 @@ from wasabi import msg
 
 from ..corpus.docs import doc_to_record
 from ..corpus.readers import load_gold_docs
-from ..scoring import score_records
-from . import app
 from ..corpus.variants import VARIANTS
 from ..pipeline.joint_sbd_parser import _is_bias
+from ..scoring import score_records
+from . import app
 from ._util import atomic_dir, portable_path, split_list, user_errors
 from .evaluate import load_pipeline, predict
 
