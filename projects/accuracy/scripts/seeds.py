@@ -89,7 +89,7 @@ def report(runs: List[Dict], out: Path) -> None:
         sd = "–" if f["sd"] is None else f"{f['sd']:.2f} / {las['sd']:.2f}"
         lines.append(f"| {s} | " + " | ".join(cells) + f" | {f['mean']:.2f} / {las['mean']:.2f} | {sd} | "
                      f"F1 {f['max'] - f['min']:.2f}, LAS {las['max'] - las['min']:.2f} |")
-    lines += ["", "Wall-clock minutes of each training (two at a time on the 2-core VM): "
+    lines += ["", "Wall-clock minutes of each training (other jobs shared the 2-core VM): "
               + ", ".join(f"seed {r['seed']}: {r['train_minutes']}" for r in runs) + "."]
     (out / "seeds.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
