@@ -18,10 +18,9 @@ from typing import List, Tuple
 import numpy
 import spacy
 
-from spacy_joint_sbd.cli.evaluate import predict
+from spacy_joint_sbd.cli.tune_bias import sweep_sb_bias_scores
 from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import load_gold_docs, tokens_only
-from spacy_joint_sbd.scoring import score_records
 
 BIASES = (-1.0, -0.5, -0.3, -0.2, -0.1, 0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 
@@ -57,13 +56,13 @@ def write_curves(model: str, gold_path: Path, variant: str, out: Path) -> None:
     knob = []
     tuned = (comp.cfg.get("sb_bias", 0.0), comp.cfg.get("sb_bias_unpunctuated"))
     comp.cfg["sb_bias_unpunctuated"] = None  # one knob for every document during the sweep
-    for bias in BIASES:
-        comp.cfg["sb_bias"] = bias
-        preds, _ = predict(nlp, golds)
-        s = score_records(preds, gold_recs, has_parse=False).scores()
+    try:
+        sweep = sweep_sb_bias_scores(nlp, golds, BIASES, "sb_bias")  # leaves sb_bias as it was
+    finally:
+        comp.cfg["sb_bias_unpunctuated"] = tuned[1]  # probabilities at the saved operating point
+    for bias, s in sweep.items():
         knob.append({"sb_bias": bias, "precision": s["sents_p"], "recall": s["sents_r"], "f1": s["sents_f"]})
         print(f"sb_bias {bias:+.2f}: P {s['sents_p']:.2%} R {s['sents_r']:.2%} F1 {s['sents_f']:.2%}")
-    comp.cfg["sb_bias"], comp.cfg["sb_bias_unpunctuated"] = tuned  # probabilities at the saved operating point
     probs: List[float] = []
     gold: List[bool] = []
     for doc, g in zip(nlp.pipe((tokens_only(nlp.vocab, g) for g in golds), batch_size=16), gold_recs):

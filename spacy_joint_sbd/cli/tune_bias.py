@@ -42,10 +42,11 @@ def _joint_component(nlp: Language, component: str):
     return pipe
 
 
-def sweep_sb_bias(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key: str = "sb_bias",
-                  component: str = "joint_sbd_parser") -> Dict[float, float]:
-    """Boundary F1 of `nlp` on the gold tokens of `gold_docs` with the component's `key` set to each
-    value of `grid` in turn; the component's cfg is left as it was."""
+def sweep_sb_bias_scores(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key: str = "sb_bias",
+                         component: str = "joint_sbd_parser") -> Dict[float, Dict[str, float]]:
+    """Boundary precision, recall and F1 (`sents_p`, `sents_r`, `sents_f`) of `nlp` on the gold
+    tokens of `gold_docs` with the component's `key` set to each value of `grid` in turn; the
+    component's cfg is left as it was."""
     if key not in KEYS:
         raise ValueError(f"key must be one of {KEYS}, got {key!r}")
     grid = list(grid)
@@ -58,15 +59,22 @@ def sweep_sb_bias(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key
     pipe = _joint_component(nlp, component)
     golds = [doc_to_record(d) for d in gold_docs]
     before = pipe.cfg[key]
-    f1: Dict[float, float] = {}
+    scores: Dict[float, Dict[str, float]] = {}
     try:
         for bias in grid:
             pipe.cfg[key] = bias
             preds, _ = predict(nlp, gold_docs)
-            f1[bias] = score_records(preds, golds).scores()["sents_f"]
+            s = score_records(preds, golds, has_parse=False).scores()
+            scores[bias] = {m: s[m] for m in ("sents_p", "sents_r", "sents_f")}
     finally:
         pipe.cfg[key] = before
-    return f1
+    return scores
+
+
+def sweep_sb_bias(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key: str = "sb_bias",
+                  component: str = "joint_sbd_parser") -> Dict[float, float]:
+    """Boundary F1 per bias of `sweep_sb_bias_scores`."""
+    return {b: s["sents_f"] for b, s in sweep_sb_bias_scores(nlp, gold_docs, grid, key, component).items()}
 
 
 def best_bias(f1: Dict[float, float]) -> float:
