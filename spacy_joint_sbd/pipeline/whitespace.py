@@ -4,11 +4,21 @@ spaCy's tokenizer emits whitespace tokens ("\n", runs of spaces; `token.is_space
 never sees them: it parses the words only, so no whitespace token can head a word or take part in
 a move, and `SpacePlan` puts them back into the parse by fixed rules. (The alternative, a per-token
 space flag in the validity of SB / LEFTARC / RIGHTARC, would add dead-end states to the transition
-system and change the features of the words around each space.)
+system and change the features of the words around each space.) Whatever whitespace follows a
+closing bracket or quote, the mark stays with the sentence it closes (`forbid_closing_starts`).
 """
 import numpy
+from spacy.attrs import IS_SPACE, ORTH, SPACY
+from spacy.strings import hash_string
+from spacy.tokens import Doc
 
 from ..transition import Parse
+
+CLOSING_BRACKETS = frozenset({")", "]", "}"})
+"""Marks that only ever close: never a predicted sentence start."""
+CLOSING_QUOTES = frozenset({'"', "'", "''", "”", "’", "»"})
+"""Marks that close when glued to the token before them (`over."`, `students'`): a quote that
+opens is glued to the token after it instead."""
 
 
 class SpacePlan:
@@ -93,3 +103,30 @@ class SpacePlan:
 
 SPACE_LABEL = "dep"
 """The label of every whitespace token's arc (as spaCy's parser gives to attached whitespace)."""
+
+
+def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
+    """`presets` (the engine's int8: 1 forced, 0 forbidden, -1 predicted) with the predicted ones
+    set to forbidden at the tokens that close what came before them: a closing bracket, or a
+    closing quote glued to the word before it. Forced boundaries stay forced.
+
+    Why (issue 31): spaCy's tokenizer counts only " " as a token's trailing space, so a closing `"`
+    followed by a line break or a tab looks like an opening quote glued to the next word to
+    the frozen tok2vec (it reads SPACY), and the tagger and parser, which learnt from documents
+    without whitespace tokens, put the boundary before the quote instead of after it."""
+    n = len(doc)
+    if n < 2:
+        return presets
+    arr = doc.to_array([ORTH, SPACY, IS_SPACE]).reshape((n, 3))
+    orth = arr[:, 0]
+    brackets = numpy.isin(orth, _BRACKET_IDS)
+    quotes = numpy.isin(orth, _QUOTE_IDS)
+    glued = numpy.zeros((n,), dtype=bool)
+    glued[1:] = (arr[:-1, 1] == 0) & (arr[:-1, 2] == 0)  # the token before: a word, no space after it
+    out = presets.copy()
+    out[(brackets | (quotes & glued)) & (out == -1)] = 0
+    return out
+
+
+_BRACKET_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_BRACKETS)], dtype=numpy.uint64)
+_QUOTE_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_QUOTES)], dtype=numpy.uint64)

@@ -1,0 +1,78 @@
+"""Quotes and brackets stay with the sentence they close, whatever whitespace follows (issue 31
+item 3: a closing `"` before a line break was moved to the start of the next sentence)."""
+import itertools
+
+import pytest
+
+from spacy_joint_sbd.pipeline.doc_encoding import doc_presets
+from spacy_joint_sbd.pipeline.whitespace import forbid_closing_starts
+
+PAIRS = {'"': '"', "'": "'", ")": "(", "]": "[", "}": "{", "”": "“", "’": "‘", "»": "«"}
+WHITESPACE = [" ", "\n", "\n\n", "\r\n", "\t"]
+EAGER = 1000.0
+"""An SB bias that makes the parser split wherever a boundary is allowed."""
+
+
+def _text(close: str, ws: str) -> str:
+    return f"He said {PAIRS[close]}it is over.{close}{ws}The next day we left."
+
+
+@pytest.fixture()
+def eager(trained_nlp):
+    """The trained fixture splitting at every allowed place (restored afterwards)."""
+    pipe = trained_nlp.get_pipe("joint_sbd_parser")
+    before = pipe.cfg["sb_bias"]
+    pipe.cfg["sb_bias"] = EAGER
+    yield trained_nlp
+    pipe.cfg["sb_bias"] = before
+
+
+@pytest.mark.parametrize("close,ws", list(itertools.product(PAIRS, WHITESPACE)))
+def test_closing_mark_is_never_a_predicted_start(eager, close, ws):
+    doc = eager(_text(close, ws))
+    mark = next(t for t in doc if t.text == close and t.i > 3)
+    assert doc[mark.i - 1].text == "." and not mark.is_sent_start and mark._.sent_start_prob == 0.0
+    sent = mark.sent
+    assert sent.text.rstrip().endswith(f".{close}"), [s.text for s in doc.sents]
+    after = next(t for t in doc[mark.i + 1:] if not t.is_space)
+    assert after.text == "The" and after.is_sent_start  # the eager parser still splits right after it
+
+
+@pytest.mark.parametrize("ws", WHITESPACE)
+def test_newline_boundaries_do_not_orphan_the_mark(trained_nlp, ws):
+    """With `newline_boundaries` forcing the word after a line break, the mark is not a sentence
+    of its own (it was, with `--newlines paragraph`)."""
+    nlp = trained_nlp
+    doc = nlp.make_doc(_text('"', ws))
+    after = next(t for t in doc if t.text == "The")
+    after.is_sent_start = True
+    pipe = nlp.get_pipe("joint_sbd_parser")
+    before = pipe.cfg["sb_bias"]
+    pipe.cfg["sb_bias"] = EAGER
+    try:
+        doc = pipe(doc)
+    finally:
+        pipe.cfg["sb_bias"] = before
+    mark = next(t for t in doc if t.text == '"' and doc[t.i - 1].text == ".")
+    assert not mark.is_sent_start and mark.sent.text.rstrip().endswith('."'), [s.text for s in doc.sents]
+    assert doc[after.i].is_sent_start
+
+
+def test_only_closing_marks_are_forbidden(trained_nlp):
+    """Opening quotes and marks with a space before them stay free; forced starts stay forced."""
+    doc = trained_nlp.make_doc('He said "yes." "No," she said (twice) \'x\' students\' » ok')
+    doc[6].is_sent_start = True  # the second quote, opening: forced by hand
+    presets = forbid_closing_starts(doc, doc_presets(doc))
+    forbidden = [t.text for t, p in zip(doc, presets) if p == 0]
+    assert forbidden == ['"', '"', ")", "'", "'"]
+    assert presets[6] == 1 and [t.i for t in doc if t.text == "»" and presets[t.i] == -1]
+    glued_close = [t.i for t in doc if t.text == '"'][1]
+    assert presets[glued_close] == 0 and doc[glued_close - 1].text == "."
+
+
+def test_a_forced_closing_mark_stays_forced(trained_nlp):
+    doc = trained_nlp.make_doc(_text(")", "\n"))
+    mark = next(t for t in doc if t.text == ")")
+    mark.is_sent_start = True
+    doc = trained_nlp.get_pipe("joint_sbd_parser")(doc)
+    assert doc[mark.i].is_sent_start and doc[mark.i]._.sent_start_prob == 1.0
