@@ -26,6 +26,7 @@ from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
 from .context_clusters import ContextClusters, check_ks, with_tensor
 from .doc_encoding import UnusableExample, check_attrs, engine_doc, expand_parse, gold_engine_doc, set_parse
+from .prior_scores import prior_sb_scores
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -259,6 +260,9 @@ class JointSBDParser(TrainablePipe):
         parser = self.parser
         level = self.cfg["document_level"]
         engine_docs = [engine_doc(d, self.cfg["attrs"], level, self._context) for d in docs]
+        if level and self.cfg.get("prior_weight"):
+            for d, e in zip(docs, engine_docs):
+                e.sb_scores = prior_sb_scores(d, self.cfg["prior_weight"])
         biases = [self.sb_bias_for(d) for d in docs]
         parses: List[Optional[Parse]] = [None] * len(docs)
         for bias in sorted(set(biases)):  # one engine call per operating point

@@ -22,6 +22,7 @@ cdef struct WorkC:
     int n_classes
     int width                  # beam width the buffers below hold
     float sb_bias              # added to the score of SB wherever it is valid (0 at training)
+    const float* sb_add        # NULL, or n per-token scores added to SB when b0 is that token
     uint64_t* feats            # MAX_FEATS feature keys
     float* scores              # n_classes scores of one state
     StateC** beam              # width items
@@ -41,6 +42,7 @@ cdef class Workspace:
     cdef object _attrs
     cdef bytes _flags
     cdef object _table
+    cdef object _sb_add
 
 
 cdef class Engine:
@@ -53,6 +55,7 @@ cdef class Engine:
     cdef int features(self, WorkC* w, const StateC* s) noexcept nogil
     cdef void score(self, WorkC* w, const StateC* s, float* out) noexcept nogil
     cdef void cache_roles(self, Workspace ws) except *
+    cdef void add_sb_scores(self, WorkC* w, const StateC* st, const bint* valid, float* scores) noexcept nogil
     cdef int expand_and_filter(self, WorkC* w, StateC** beam, int beam_len, StateC** out, int width,
                                CandC* top, const int* gold, int n_gold) noexcept nogil
 

@@ -48,7 +48,7 @@ from libc.math cimport exp
 from libc.stdint cimport int64_t, uint64_t
 
 from ..learn.weights cimport HashedWeights, score_table
-from ._state cimport StateC, is_final, read_arcs, state_decref, state_init
+from ._state cimport StateC, buffer_at, is_final, read_arcs, state_decref, state_init
 from .features cimport (MAX_EXTRA, MAX_FEATS, N_ROLES, NO_ROLE, extract_features, extract_split,
                        role_features)
 from .moves cimport N_MOVES, SB, apply_move, move_of, set_doc, valid_moves
@@ -161,6 +161,7 @@ cdef class Engine:
         ws.c.n_classes = self.n_classes
         ws.c.width = width
         ws.c.sb_bias = 0
+        ws.c.sb_add = NULL
         ws.mem = Pool()
         ws.c.feats = <uint64_t*>ws.mem.alloc(MAX_FEATS, sizeof(uint64_t))
         ws.c.scores = <float*>ws.mem.alloc(self.n_classes, sizeof(float))
@@ -209,6 +210,22 @@ cdef class Engine:
         ws.c.role_scores = <float*>ws.mem.alloc(slots * self.n_classes, sizeof(float))
         forget_roles(&ws.c)
 
+    cdef void add_sb_scores(self, WorkC* w, const StateC* st, const bint* valid, float* scores) noexcept nogil:
+        """Add `w.sb_add[b0]` to the move that commits the state to a sentence start at b0 (not
+        made yet): SB made early (the sentence before b0 still open), or RIGHTARC to the root with
+        b0 in the buffer (it ends the sentence, and SB must follow: that forced SB adds nothing)."""
+        cdef int b0 = buffer_at(st, 0, w.doc.n)
+        cdef int c
+        cdef float add
+        if b0 <= 0 or st.last_sb == b0:
+            return
+        add = w.sb_add[b0 - 1]
+        if st.stack_len == 2:  # s1 is the root
+            for c in range(3 + self.n_labels, 3 + 2 * self.n_labels):
+                scores[c] += add
+        if valid[SB] and st.stack_len > 1:
+            scores[SB] += add
+
     cdef int expand_and_filter(self, WorkC* w, StateC** beam, int beam_len, StateC** out, int width,
                                CandC* top, const int* gold, int n_gold) noexcept nogil:
         """Expand every item, keep the best `width` (≤ w.width) successors in `out`; returns
@@ -227,8 +244,10 @@ cdef class Engine:
                 continue
             self.score(w, st, scores)
             valid_moves(st, &w.doc, valid)
-            if w.sb_bias != 0 and valid[SB]:
+            if valid[SB]:
                 scores[SB] += w.sb_bias
+            if w.sb_add is not NULL:
+                self.add_sb_scores(w, st, valid, scores)
             for c in range(nc):
                 if valid[move_of(c, self.n_labels)]:
                     n_top = _insert(top, n_top, width, st.score + scores[c], i, c)
@@ -253,15 +272,17 @@ cdef class Engine:
     # -------------------------------------------------------------------------------- parsing
 
     def parse(self, attrs, beam_width=1, fixed_starts=None, bint use_averages=False, sb_bias=0.0,
-              bint return_probs=False):
+              bint return_probs=False, sb_scores=None):
         """Parse one document. attrs: (n, n_attrs) uint64. fixed_starts: None (SB predicted) or
         n presets, 0-based (True / 1 forced, False / 0 forbidden, None / -1 predicted; n bools:
         every boundary given), which the parse keeps. beam_width: in [1, MAX_BEAM_WIDTH].
         use_averages: score with the averaged weights (the cached `weights.average_table()`:
         nothing is swapped, so concurrent calls with either setting each get their own table).
         sb_bias: a finite float added to the score of SB at every step where SB is valid
-        (0 = the model's own scores; > 0 splits more eagerly, < 0 more lazily). Invalid
-        arguments raise ValueError. Thread-safe (GIL released).
+        (0 = the model's own scores; > 0 splits more eagerly, < 0 more lazily). sb_scores: None
+        or n finite floats, the i-th added to SB's score wherever SB would start a sentence at
+        token i (evidence from outside the parser, e.g. a boundary model's weighted log-odds).
+        Invalid arguments raise ValueError. Thread-safe (GIL released).
 
         Returns (heads, labels, sent_starts): int32 heads with absolute 0-based token indices and
         -1 for sentence roots, int32 label ids, bool sentence starts (token 0 always True); with
@@ -272,6 +293,11 @@ cdef class Engine:
         cdef Workspace ws = self.workspace(attrs, fixed_starts, width, use_averages)
         cdef WorkC* w = &ws.c
         w.sb_bias = bias
+        cdef const float[::1] add_view
+        if sb_scores is not None:
+            ws._sb_add = check_sb_scores(sb_scores, ws.c.doc.n)
+            add_view = ws._sb_add
+            w.sb_add = &add_view[0] if ws.c.doc.n else NULL
         if ws.c.doc.n:
             self.cache_roles(ws)
         cdef int n = w.doc.n
@@ -377,6 +403,19 @@ def check_bias(sb_bias) -> float:
     if not numpy.isfinite(sb_bias) or abs(sb_bias) > 1e30:
         raise ValueError(f"sb_bias must be finite, got {sb_bias!r}")
     return float(sb_bias)
+
+
+def check_sb_scores(sb_scores, int n):
+    """`sb_scores` as n contiguous finite float32, or ValueError."""
+    try:
+        arr = numpy.ascontiguousarray(sb_scores, dtype=numpy.float32)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"sb_scores must be {n} numbers: {e}") from None
+    if arr.shape != (n,):
+        raise ValueError(f"sb_scores must have shape ({n},), got {arr.shape}")
+    if n and (not numpy.isfinite(arr).all() or numpy.abs(arr).max() > 1e30):
+        raise ValueError("sb_scores must be finite")
+    return arr
 
 
 cdef object _start_probs(StateC** beam, int beam_len, committed):

@@ -31,6 +31,9 @@ class EngineDoc:
     dropped_presets: int = 0
     """Presets that contradicted the gold boundaries and were set to -1 (training docs only)."""
     doc_id: str = ""
+    sb_scores: Optional[numpy.ndarray] = None
+    """float32 per-token scores added to the SB move's score at prediction (e.g. a boundary model's
+    weighted log-odds, `pipeline.doc_encoding.prior_sb_scores`); None: none."""
     oracle_cache: Dict[Tuple, numpy.ndarray] = field(default_factory=dict, repr=False, compare=False)
     """The document's gold class sequences, one per oracle setting (`TransitionParser.oracle`):
     cached here so that they live exactly as long as the document."""

@@ -181,13 +181,14 @@ class TransitionParser:
     def parse(self, docs: Sequence[EngineDoc], beam_width: int = 20,
               use_averages: bool = True, sb_bias: float = 0.0) -> List[Parse]:
         """Predict heads, labels, sentence starts and sentence-start probabilities of each
-        document. sb_bias: added to SB's score at every step (> 0: split more eagerly).
+        document. sb_bias: added to SB's score at every step (> 0: split more eagerly); a
+        document's `sb_scores` (if set) are added per token (`Engine.parse`).
 
         Thread-safe: many threads may parse with one parser at once (each call scores its own
         snapshot of the weights: the averaged table if `use_averages`, without swapping it in).
         Training (`train_epoch`) is single-threaded and must not run alongside parsing."""
         return [Parse(*self.engine.parse(doc.attrs, beam_width, self._fixed(doc), use_averages,
-                                         sb_bias=sb_bias, return_probs=True))
+                                         sb_bias=sb_bias, return_probs=True, sb_scores=doc.sb_scores))
                 for doc in docs]
 
     def get_params(self) -> Dict[str, numpy.ndarray]:

@@ -1,0 +1,266 @@
+"""`BoundaryModel`: P(token starts a sentence) from lexical and layout evidence, learnt from text.
+
+A hashed logistic-regression model over the gap before every non-space token (`features.pyx`),
+trained by averaged SGD on documents whose boundaries were derived from punctuation (millions of
+words of running text: `corpus.running_text`) or given by a treebank, in any variant (plain,
+lower-cased, unpunctuated, star). Positions are independent, so prediction is one linear pass
+(no search) and the output is a probability per token that any later component (the joint
+parser's SB score, `segment --threshold`) can read. Platt scaling on held-out text makes it
+calibrated (`calibrate`).
+
+Documents are encoded over their non-space tokens: a whitespace token (a line break, a blank
+line) never starts a sentence here, it is *evidence* about the gap it stands in (`COL_GAP`).
+"""
+import math
+import random
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.attrs import IS_SPACE, LOWER, ORTH, PREFIX, SHAPE, SUFFIX
+from spacy.pipeline.sentencizer import Sentencizer
+from spacy.tokens import Doc
+
+from ..learn import HashedWeights
+from .features import N_ATTR_COLS, score_doc, train_doc
+
+DEFAULT_N_ROWS = 1 << 21
+DEFAULT_WINDOW = 40
+"""Tokens either side over which the punctuation and case regimes of a gap are measured."""
+
+FINAL_MARKS = frozenset(Sentencizer.default_punct_chars) | {"…"}
+CLOSERS = frozenset({'"', "'", ")", "]", "}", "”", "’", "»", "''", "›", "」", "』"})
+MARK_WORD, MARK_FINAL, MARK_PUNCT, MARK_CLOSER = 0, 1, 2, 3
+_COLS = [ORTH, LOWER, SHAPE, SUFFIX, PREFIX, IS_SPACE]
+_CACHE_MAX = 1_000_000
+
+
+def mark_class(text: str, is_punct: bool) -> int:
+    """MARK_FINAL for a token made only of sentence-final marks (`.`, `?!`, `...`, `。`), MARK_CLOSER
+    for a closing quote or bracket, MARK_PUNCT for other punctuation, MARK_WORD otherwise."""
+    if text and set(text) <= FINAL_MARKS:
+        return MARK_FINAL
+    if text in CLOSERS:
+        return MARK_CLOSER
+    return MARK_PUNCT if is_punct else MARK_WORD
+
+
+def _density_bins(flags: numpy.ndarray, window: int, cuts: Sequence[float]) -> numpy.ndarray:
+    """For each position, the share of `flags` in the window of ±`window` positions, binned:
+    0 if none, else 1 + the number of `cuts` it reaches."""
+    m = len(flags)
+    cs = numpy.concatenate([[0], numpy.cumsum(flags, dtype=numpy.int64)])
+    j = numpy.arange(m)
+    lo = numpy.maximum(0, j - window)
+    hi = numpy.minimum(m, j + window + 1)
+    count = cs[hi] - cs[lo]
+    share = count / (hi - lo)
+    out = numpy.where(count > 0, 1, 0).astype(numpy.uint64)
+    for c in cuts:
+        out += (share >= c).astype(numpy.uint64)
+    return out
+
+
+class BoundaryModel:
+    """Hashed logistic regression for sentence starts (one weight per hashed feature).
+
+    n_rows: hash buckets (4 bytes each to predict, 8 to train). window: tokens either side for
+    the regime columns. Scores are log-odds; `platt` = (a, b) maps them to calibrated
+    probabilities σ(a·s + b)."""
+
+    def __init__(self, n_rows: int = DEFAULT_N_ROWS, window: int = DEFAULT_WINDOW):
+        if not isinstance(n_rows, int) or n_rows < 1:
+            raise ValueError(f"n_rows must be a positive int, got {n_rows!r}")
+        if not isinstance(window, int) or isinstance(window, bool) or window < 1:
+            raise ValueError(f"window must be a positive int, got {window!r}")
+        self.window = window
+        self.weights = HashedWeights(n_rows, 1)
+        self.platt: Tuple[float, float] = (1.0, 0.0)
+        self._lex: Dict[int, Tuple[int, int]] = {}
+
+    # ------------------------------------------------------------------ encoding
+    def _lexeme(self, doc: Doc, orth: int) -> Tuple[int, int]:
+        """(mark class, has an upper-case letter) of a token text, cached by its id."""
+        got = self._lex.get(orth)
+        if got is None:
+            text = doc.vocab.strings[orth]
+            lex = doc.vocab[text]
+            got = (mark_class(text, lex.is_punct), int(any(ch.isupper() for ch in text)))
+            if len(self._lex) < _CACHE_MAX:
+                self._lex[orth] = got
+        return got
+
+    def encode(self, doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray]:
+        """(attrs, positions): the (m, N_COLS) uint64 attributes of the m non-space tokens of
+        `doc` and their indices in it."""
+        n = len(doc)
+        if n == 0:
+            return numpy.zeros((0, N_ATTR_COLS), dtype=numpy.uint64), numpy.zeros((0,), dtype=numpy.int64)
+        arr = doc.to_array(_COLS).reshape((n, len(_COLS))).astype(numpy.uint64)
+        space = arr[:, 5].astype(bool)
+        pos = numpy.flatnonzero(~space)
+        m = len(pos)
+        out = numpy.zeros((m, N_ATTR_COLS), dtype=numpy.uint64)
+        if m == 0:
+            return out, pos
+        out[:, 0] = arr[pos, 1]
+        out[:, 1] = arr[pos, 2]
+        out[:, 2] = arr[pos, 3]
+        out[:, 3] = arr[pos, 4]
+        if space.any():  # layout: the most line breaks in the run of whitespace before each token
+            gap = numpy.zeros((n + 1,), dtype=numpy.uint64)
+            for k in numpy.flatnonzero(space):
+                text = doc[int(k)].text
+                nl = text.count("\n") + text.replace("\r\n", "").count("\r")
+                gap[k + 1] = max(min(2, nl), int(gap[k]))
+            out[:, 4] = gap[pos]
+        lex = [self._lexeme(doc, int(o)) for o in arr[pos, 0]]
+        marks = numpy.fromiter((x[0] for x in lex), dtype=numpy.uint64, count=m)
+        upper = numpy.fromiter((x[1] for x in lex), dtype=numpy.uint64, count=m)
+        out[:, 5] = marks
+        out[:, 6] = _density_bins(marks == MARK_FINAL, self.window, (0.02, 0.05))
+        out[:, 7] = _density_bins(upper.astype(bool), self.window, (0.04,))
+        return out, pos
+
+    @staticmethod
+    def gold(doc: Doc, pos: numpy.ndarray, starts: Optional[Sequence[Optional[bool]]] = None) -> numpy.ndarray:
+        """(m,) uint8: whether each non-space token starts a sentence, from `starts` (one value
+        per token of `doc`; default its `is_sent_start`); a start marked on a whitespace token
+        moves to the next word."""
+        if starts is None:
+            starts = [t.is_sent_start for t in doc]
+        out = numpy.zeros((len(doc) + 1,), dtype=numpy.uint8)
+        carry = False
+        for i, t in enumerate(doc):
+            s = bool(starts[i]) and i > 0
+            if t.is_space:
+                carry = carry or s
+                continue
+            out[i] = 1 if (s or carry) else 0
+            carry = False
+        return out[pos]
+
+    # ------------------------------------------------------------------ training
+    def update(self, doc: Doc, gold: Optional[numpy.ndarray] = None, lr: float = 0.1,
+               pos_weight: float = 1.0) -> float:
+        """One SGD pass over `doc` (gold: its sentence starts by default). → summed log loss."""
+        attrs, pos = self.encode(doc)
+        g = self.gold(doc, pos) if gold is None else gold
+        return train_doc(self.weights, attrs, g, lr, pos_weight)
+
+    def train(self, get_docs: Callable[[], Iterable[Doc]], epochs: int = 2, lr: float = 0.1,
+              pos_weight: float = 1.0, shuffle_buffer: int = 2000, seed: int = 0,
+              progress: Optional[Callable[[Iterable], Iterable]] = None) -> List[float]:
+        """`epochs` passes over the documents `get_docs()` yields (streamed: a buffer of
+        `shuffle_buffer` documents is shuffled at a time, seeded), the step size decaying as
+        lr / (1 + epoch). Returns the mean log loss per trained gap of each epoch."""
+        rng = random.Random(seed)
+        losses = []
+        for epoch in range(epochs):
+            total, gaps = 0.0, 0
+            step = lr / (1 + epoch)
+            docs = get_docs() if progress is None else progress(get_docs())
+            for batch in _buffered(docs, shuffle_buffer):
+                rng.shuffle(batch)
+                for doc in batch:
+                    total += self.update(doc, lr=step, pos_weight=pos_weight)
+                    gaps += max(0, sum(1 for t in doc if not t.is_space) - 1)
+            losses.append(total / max(1, gaps))
+        return losses
+
+    # ------------------------------------------------------------------ prediction
+    def logits(self, doc: Doc, table: Optional[numpy.ndarray] = None) -> Tuple[numpy.ndarray, numpy.ndarray]:
+        """(log-odds of the non-space tokens, their positions), uncalibrated; the first one's is 0."""
+        attrs, pos = self.encode(doc)
+        return score_doc(self.table() if table is None else table, attrs), pos
+
+    def table(self) -> numpy.ndarray:
+        """The averaged weight table (cached until the weights change)."""
+        return self.weights.average_table() if self.weights.time > 0 else self.weights.get_params()["W"]
+
+    def probs(self, doc: Doc) -> numpy.ndarray:
+        """(len(doc),) float32 calibrated P(token starts a sentence): 1.0 for the document's first
+        token, 0.0 for whitespace tokens."""
+        out = numpy.zeros((len(doc),), dtype=numpy.float32)
+        if not len(doc):
+            return out
+        s, pos = self.logits(doc)
+        a, b = self.platt
+        p = 1.0 / (1.0 + numpy.exp(-(a * s.astype(numpy.float64) + b)))
+        out[pos] = p
+        out[0] = 1.0
+        if len(pos) and pos[0] > 0:
+            out[pos[0]] = 0.0  # the first word after leading whitespace continues its sentence
+        return out
+
+    def calibrate(self, docs: Iterable[Doc], iters: int = 50) -> Tuple[float, float]:
+        """Fit Platt's (a, b) on held-out `docs` (their sentence starts as gold) by Newton's
+        method on the log loss; sets and returns them. Documents the model trained on would make
+        it over-confident: use held-out ones."""
+        xs, ys = [], []
+        table = self.table()
+        for doc in docs:
+            s, pos = self.logits(doc, table)
+            if len(pos) > 1:
+                xs.append(s[1:].astype(numpy.float64))
+                ys.append(self.gold(doc, pos)[1:].astype(numpy.float64))
+        if not xs:
+            raise ValueError("calibrate: no document with two or more words")
+        self.platt = platt_fit(numpy.concatenate(xs), numpy.concatenate(ys), iters)
+        return self.platt
+
+    # ------------------------------------------------------------------ serialization
+    def get_state(self) -> Dict:
+        """What `set_state` needs: the averaged table, the window and Platt's parameters."""
+        return {"W": numpy.ascontiguousarray(self.table(), dtype=numpy.float32), "window": self.window,
+                "platt": [float(self.platt[0]), float(self.platt[1])]}
+
+    def set_state(self, state: Dict) -> None:
+        W = numpy.asarray(state["W"], dtype=numpy.float32)
+        if W.ndim != 2 or W.shape[1] != 1 or W.shape[0] != self.weights.n_rows:
+            raise ValueError(f"boundary weights of shape {W.shape} do not fit ({self.weights.n_rows}, 1)")
+        platt = state.get("platt", [1.0, 0.0])
+        if len(platt) != 2 or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in platt):
+            raise ValueError(f"platt must be two finite numbers, got {platt!r}")
+        window = state.get("window", DEFAULT_WINDOW)
+        if not isinstance(window, int) or window < 1:
+            raise ValueError(f"window must be a positive int, got {window!r}")
+        self.weights.set_params({"W": W})
+        self.window = window
+        self.platt = (float(platt[0]), float(platt[1]))
+
+
+def platt_fit(x: numpy.ndarray, y: numpy.ndarray, iters: int = 50) -> Tuple[float, float]:
+    """(a, b) minimising the log loss of σ(a·x + b) against 0/1 labels y (Newton's method, with
+    Platt's 1999 target smoothing against over-confidence on separable data)."""
+    if len(x) != len(y) or not len(x):
+        raise ValueError("platt_fit: need as many labels as scores, at least one")
+    n_pos, n_neg = float(y.sum()), float(len(y) - y.sum())
+    t = numpy.where(y > 0, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+    a, b = 1.0, 0.0
+    for _ in range(iters):
+        z = numpy.clip(a * x + b, -60, 60)
+        p = 1.0 / (1.0 + numpy.exp(-z))
+        g = p - t
+        w = numpy.maximum(p * (1 - p), 1e-12)
+        ga, gb = float((g * x).sum()), float(g.sum())
+        haa, hab, hbb = float((w * x * x).sum()) + 1e-9, float((w * x).sum()), float(w.sum()) + 1e-9
+        det = haa * hbb - hab * hab
+        if det <= 0:
+            break
+        da = (hbb * ga - hab * gb) / det
+        db = (haa * gb - hab * ga) / det
+        a, b = a - da, b - db
+        if abs(da) < 1e-9 and abs(db) < 1e-9:
+            break
+    return float(a), float(b)
+
+
+def _buffered(items: Iterable, size: int) -> Iterator[list]:
+    batch = []
+    for x in items:
+        batch.append(x)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

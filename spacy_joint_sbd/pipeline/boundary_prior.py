@@ -1,0 +1,210 @@
+"""The `boundary_prior` component: a calibrated P(token starts a sentence) for every token.
+
+It writes `doc._.boundary_probs` ((len(doc),) float32; `token._.boundary_prob` reads one) from a
+`boundary.BoundaryModel`: hashed logistic regression over words, shapes, affixes, layout and the
+punctuation/case regime around each gap, cheap enough to learn from millions of words of running
+text (`corpus.running_text`) and to predict at hundreds of thousands of words a second. It sets no
+sentence boundaries itself: the joint parser reads the probabilities as evidence for its SB move
+(`joint_sbd_parser`'s `prior_weight`), and so does anything else that wants them.
+
+Train it with `spacy train` (each `update` is one SGD pass over the batch's documents, gold from
+the reference's sentence starts) or in bulk with `BoundaryPriorPipe.boundary_model.train` /
+`python -m spacy_joint_sbd train-prior`; `calibrate` fits Platt scaling on held-out documents.
+"""
+from typing import Callable, Dict, Iterable, List, Optional
+
+import numpy
+import srsly
+from spacy import util
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc, Token
+from spacy.training import Example, validate_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model
+
+from ..boundary import DOC_PROBS, BoundaryModel
+from ..boundary.features import train_doc
+from ..boundary.model import DEFAULT_N_ROWS, DEFAULT_WINDOW
+
+DEFAULT_PRIOR_MODEL = Config().from_str(f"""
+[model]
+@architectures = "spacy_joint_sbd.HashedPerceptron.v1"
+n_rows = {DEFAULT_N_ROWS}
+nO = 1
+""")["model"]
+
+
+def _token_prob(token: Token) -> Optional[float]:
+    probs = token.doc._.get(DOC_PROBS)
+    return None if probs is None else float(probs[token.i])
+
+
+if not Doc.has_extension(DOC_PROBS):
+    Doc.set_extension(DOC_PROBS, default=None)
+if not Token.has_extension("boundary_prob"):
+    Token.set_extension("boundary_prob", getter=_token_prob)
+
+
+@Language.factory(
+    "boundary_prior",
+    assigns=[f"doc._.{DOC_PROBS}"],
+    default_config={"model": DEFAULT_PRIOR_MODEL, "window": DEFAULT_WINDOW, "learn_rate": 0.1,
+                    "pos_weight": 1.0, "threshold": 0.5,
+                    "scorer": {"@scorers": "spacy_joint_sbd.boundary_prior_scorer.v1"}},
+    default_score_weights={"prior_f": 1.0, "prior_p": 0.0, "prior_r": 0.0},
+)
+def make_boundary_prior(nlp: Language, name: str, model: Model, window: int, learn_rate: float,
+                        pos_weight: float, threshold: float, scorer: Optional[Callable]) -> "BoundaryPriorPipe":
+    """window: tokens either side measured for the punctuation/case regime of a gap.
+    learn_rate, pos_weight: SGD step and the weight of a sentence start in the loss (training).
+    threshold: the probability at which the scorer counts a predicted boundary."""
+    return BoundaryPriorPipe(nlp.vocab, model, name, window=window, learn_rate=learn_rate,
+                             pos_weight=pos_weight, threshold=threshold, scorer=scorer)
+
+
+@util.registry.scorers("spacy_joint_sbd.boundary_prior_scorer.v1")
+def make_prior_scorer() -> Callable:
+    return score_prior
+
+
+def score_prior(examples: Iterable[Example], threshold: float = 0.5, **kwargs) -> Dict[str, Optional[float]]:
+    """Boundary P/R/F1 (as `scoring`: token level, each document's first token excluded) of the
+    tokens whose probability is ≥ `threshold`, against the reference's sentence starts."""
+    tp = fp = fn = 0
+    for eg in examples:
+        probs = eg.predicted._.get(DOC_PROBS)
+        if probs is None:
+            continue
+        gold = eg.get_aligned_sent_starts()
+        for i in range(1, len(eg.predicted)):
+            p, g = probs[i] >= threshold, bool(gold[i])
+            tp += p and g
+            fp += p and not g
+            fn += g and not p
+    if tp + fp + fn == 0:
+        return {"prior_p": None, "prior_r": None, "prior_f": None}
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    return {"prior_p": p, "prior_r": r, "prior_f": 2 * p * r / (p + r) if p + r else 0.0}
+
+
+class BoundaryPriorPipe(TrainablePipe):
+    """Per-token sentence-start probabilities from a hashed logistic-regression model."""
+
+    def __init__(self, vocab: Vocab, model: Model, name: str = "boundary_prior", *,
+                 window: int = DEFAULT_WINDOW, learn_rate: float = 0.1, pos_weight: float = 1.0,
+                 threshold: float = 0.5, scorer: Optional[Callable] = None):
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.scorer = scorer
+        for key, v in (("learn_rate", learn_rate), ("pos_weight", pos_weight)):
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v < 1e6:
+                raise ValueError(f"[{name}] {key} must be a positive number, got {v!r}")
+        if not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or not 0 <= threshold <= 1:
+            raise ValueError(f"[{name}] threshold must be a number in [0, 1], got {threshold!r}")
+        self.cfg: Dict = {"window": window, "learn_rate": float(learn_rate), "pos_weight": float(pos_weight),
+                          "threshold": float(threshold), "platt": [1.0, 0.0]}
+        self.boundary_model = BoundaryModel(model.attrs["n_rows"], window)
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+        """A fresh model (the examples are only validated: the model has no labels to learn)."""
+        validate_examples(list(get_examples())[:1], "BoundaryPriorPipe.initialize")
+        self.boundary_model = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"])
+
+    def predict(self, docs: Iterable[Doc]) -> List[numpy.ndarray]:
+        return [self.boundary_model.probs(doc) for doc in docs]
+
+    def set_annotations(self, docs: Iterable[Doc], probs: List[numpy.ndarray]) -> None:
+        for doc, p in zip(docs, probs):
+            doc._.set(DOC_PROBS, p)
+
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
+               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+        """One SGD pass over the examples' predicted Docs, gold = the reference's sentence starts
+        aligned to them; `losses[name]` sums the log loss."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "BoundaryPriorPipe.update")
+        bm = self.boundary_model
+        for eg in examples:
+            doc = eg.predicted
+            if len(doc) < 2:
+                continue
+            attrs, pos = bm.encode(doc)
+            gold = bm.gold(doc, pos, eg.get_aligned_sent_starts())
+            losses[self.name] += train_doc(bm.weights, attrs, gold, self.cfg["learn_rate"], self.cfg["pos_weight"])
+        return losses
+
+    def calibrate(self, docs: Iterable[Doc]) -> List[float]:
+        """Platt scaling on held-out documents with sentence starts; returns (a, b)."""
+        a, b = self.boundary_model.calibrate(docs)
+        self.cfg["platt"] = [a, b]
+        return [a, b]
+
+    def get_loss(self, examples, scores):
+        raise NotImplementedError("the logistic model is updated inside update()")
+
+    def finish_update(self, sgd=None) -> None:
+        """Nothing to do: SGD steps are applied inside `update`."""
+
+    def add_label(self, label: str) -> int:
+        raise NotImplementedError(f"[{self.name}] has no labels")
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Optional[float]]:
+        return score_prior(examples, threshold=self.cfg["threshold"])
+
+    # ------------------------------------------------------------------ serialization
+    def _sync_model(self) -> None:
+        state = self.boundary_model.get_state()
+        self.cfg["platt"] = state["platt"]
+        self.cfg["window"] = state["window"]
+        self.model.set_param("W", state["W"])
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        self._sync_model()
+        return srsly.msgpack_dumps({"cfg": srsly.json_dumps(self.cfg), "model": self.model.to_bytes()})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "BoundaryPriorPipe":
+        try:
+            msg = srsly.msgpack_loads(bytes_data)
+            cfg = srsly.json_loads(msg["cfg"])
+            self.model.from_bytes(msg["model"])
+        except Exception as e:  # noqa: BLE001 - msgpack/thinc raise many types on foreign bytes
+            raise ValueError(f"[{self.name}] not a boundary_prior model (foreign or truncated bytes: {e})") from e
+        self._adopt(cfg)
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        path = util.ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        self._sync_model()
+        srsly.write_json(path / "cfg", self.cfg)
+        self.model.to_disk(path / "model")
+
+    def from_disk(self, path, *, exclude=tuple()) -> "BoundaryPriorPipe":
+        path = util.ensure_path(path)
+        if not (path / "cfg").exists() or not (path / "model").exists():
+            raise ValueError(f"[{self.name}] {path} has no cfg/model: not a saved boundary_prior")
+        try:
+            cfg = srsly.read_json(path / "cfg")
+            self.model.from_disk(path / "model")
+        except Exception as e:  # noqa: BLE001 - srsly/thinc raise many types on foreign files
+            raise ValueError(f"[{self.name}] {path}: truncated or foreign model ({type(e).__name__}: {e})") from e
+        self._adopt(cfg)
+        return self
+
+    def _adopt(self, cfg) -> None:
+        if not isinstance(cfg, dict) or "platt" not in cfg or "window" not in cfg:
+            raise ValueError(f"[{self.name}] truncated or foreign cfg (no platt/window)")
+        bm = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"])
+        try:
+            bm.set_state({"W": self.model.get_param("W"), "window": cfg["window"], "platt": cfg["platt"]})
+        except (ValueError, TypeError, KeyError) as e:
+            raise ValueError(f"[{self.name}] truncated or foreign model ({e})") from None
+        self.boundary_model = bm
+        self.cfg.update({k: cfg[k] for k in ("window", "platt", "learn_rate", "pos_weight", "threshold") if k in cfg})
+

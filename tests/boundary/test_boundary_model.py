@@ -1,0 +1,129 @@
+"""The boundary model: encoding (non-space tokens, layout gaps, mark classes, regimes), logistic
+SGD that learns, calibration, serialization, argument checks."""
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from spacy_joint_sbd.boundary import BoundaryModel, platt_fit
+from spacy_joint_sbd.boundary.features import N_ATTR_COLS, score_doc, train_doc
+from spacy_joint_sbd.boundary.model import MARK_CLOSER, MARK_FINAL, MARK_PUNCT, MARK_WORD, mark_class
+from spacy_joint_sbd.corpus.docs import record_to_doc
+from spacy_joint_sbd.corpus.variants import apply_variant
+from spacy_joint_sbd.learn import HashedWeights
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return spacy.blank("en")
+
+
+def gold_docs(nlp, records, variant):
+    out = []
+    for rec in records:
+        rv = apply_variant(rec, variant)
+        doc = record_to_doc(nlp.vocab, rv, annotations=False)
+        for t, s in zip(doc, rv.sent_starts):
+            t.is_sent_start = bool(s)
+        out.append(doc)
+    return out
+
+
+def test_mark_classes():
+    assert mark_class(".", True) == MARK_FINAL
+    assert mark_class("?!", True) == MARK_FINAL
+    assert mark_class("...", True) == MARK_FINAL
+    assert mark_class('"', True) == MARK_CLOSER
+    assert mark_class(")", True) == MARK_CLOSER
+    assert mark_class(",", True) == MARK_PUNCT
+    assert mark_class("word", False) == MARK_WORD
+
+
+def test_encode_leaves_out_whitespace_and_keeps_layout(nlp):
+    doc = nlp("One line.\n\nTwo lines\nhere and there")
+    bm = BoundaryModel(1 << 10)
+    attrs, pos = bm.encode(doc)
+    words = [doc[int(i)].text for i in pos]
+    assert words == ["One", "line", ".", "Two", "lines", "here", "and", "there"]
+    assert attrs.shape == (8, N_ATTR_COLS)
+    gaps = dict(zip(words, attrs[:, 4].tolist()))
+    assert gaps["Two"] == 2 and gaps["here"] == 1 and gaps["lines"] == 0
+    assert attrs[2, 5] == MARK_FINAL and attrs[0, 5] == MARK_WORD
+
+
+def test_regimes_tell_punctuated_from_bare_text(nlp):
+    bm = BoundaryModel(1 << 10)
+    punct, _ = bm.encode(nlp("It rained. We stayed in. The cat slept. Then it stopped."))
+    bare, _ = bm.encode(nlp("it rained we stayed in the cat slept then it stopped"))
+    assert (punct[:, 6] > 0).all() and (bare[:, 6] == 0).all()  # final-mark density
+    assert (punct[:, 7] > 0).all() and (bare[:, 7] == 0).all()  # cased words
+
+
+def test_gold_moves_a_start_on_whitespace_to_the_next_word(nlp):
+    doc = Doc(nlp.vocab, words=["a", "\n\n", "b", "c"], spaces=[False, False, True, False])
+    bm = BoundaryModel(1 << 10)
+    _, pos = bm.encode(doc)
+    assert bm.gold(doc, pos, [True, True, False, False]).tolist() == [0, 1, 0]
+
+
+def test_learns_boundaries_and_calibrates(nlp, sample_docs):
+    train, held = sample_docs[:22], sample_docs[22:]
+    docs = gold_docs(nlp, train, "plain") + gold_docs(nlp, train, "star")
+    bm = BoundaryModel(1 << 18)
+    losses = bm.train(lambda: docs, epochs=3, lr=0.1)
+    assert losses[-1] < losses[0]
+    test = gold_docs(nlp, held, "plain")
+    tp = fp = fn = 0
+    for doc in test:
+        p = bm.probs(doc)
+        assert p.shape == (len(doc),) and p[0] == 1.0 and ((p >= 0) & (p <= 1)).all()
+        for i in range(1, len(doc)):
+            pred, gold = p[i] >= 0.5, bool(doc[i].is_sent_start)
+            tp, fp, fn = tp + (pred and gold), fp + (pred and not gold), fn + (gold and not pred)
+    f1 = 2 * tp / (2 * tp + fp + fn)
+    assert f1 > 0.6, f1
+    a, b = bm.calibrate(test)
+    assert numpy.isfinite([a, b]).all() and a > 0
+
+
+def test_state_round_trip(nlp, sample_docs):
+    docs = gold_docs(nlp, sample_docs[:5], "plain")
+    bm = BoundaryModel(1 << 12)
+    bm.train(lambda: docs, epochs=1)
+    bm.platt = (0.9, -0.2)
+    other = BoundaryModel(1 << 12)
+    other.set_state(bm.get_state())
+    assert numpy.array_equal(other.probs(docs[0]), bm.probs(docs[0]))
+    with pytest.raises(ValueError):
+        BoundaryModel(1 << 11).set_state(bm.get_state())
+    with pytest.raises(ValueError):
+        other.set_state({**bm.get_state(), "platt": [float("nan"), 0.0]})
+
+
+def test_platt_fit_recovers_a_known_scale():
+    rng = numpy.random.RandomState(0)
+    x = rng.normal(0, 3, 20000)
+    y = (rng.uniform(size=x.shape) < 1 / (1 + numpy.exp(-(0.5 * x - 1.0)))).astype(float)
+    a, b = platt_fit(x, y)
+    assert abs(a - 0.5) < 0.05 and abs(b + 1.0) < 0.1
+
+
+def test_hot_loops_check_their_arguments():
+    w = HashedWeights(16, 1)
+    good = numpy.zeros((3, N_ATTR_COLS), dtype=numpy.uint64)
+    with pytest.raises(ValueError):
+        train_doc(w, numpy.zeros((3, 2), dtype=numpy.uint64), [0, 1, 0])
+    with pytest.raises(ValueError):
+        train_doc(w, good, [0, 1])
+    with pytest.raises(ValueError):
+        train_doc(w, good, [0, 1, 0], lr=float("nan"))
+    with pytest.raises(ValueError):
+        train_doc(HashedWeights(16, 3), good, [0, 1, 0])
+    with pytest.raises(ValueError):
+        score_doc(numpy.zeros((16, 2), dtype=numpy.float32), good)
+    assert score_doc(numpy.zeros((16, 1), dtype=numpy.float32), good[:0]).shape == (0,)
+    assert train_doc(w, good[:1], [1]) == 0.0
+    with pytest.raises(ValueError):
+        BoundaryModel(0)
+    with pytest.raises(ValueError):
+        BoundaryModel(16, window=0)

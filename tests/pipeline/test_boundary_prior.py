@@ -1,0 +1,99 @@
+"""The boundary_prior component: trains with spacy's update loop, writes calibrated probabilities,
+round-trips to disk and bytes, and feeds the joint parser's SB move through `prior_weight`."""
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from spacy_joint_sbd.boundary import DOC_PROBS
+from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
+from spacy_joint_sbd.pipeline.prior_scores import prior_sb_scores
+
+
+@pytest.fixture(scope="module")
+def prior_nlp(sample_examples):
+    _, examples = sample_examples
+    nlp = spacy.blank("en")
+    nlp.add_pipe("boundary_prior", config={"model": {"n_rows": 1 << 16}})
+    train = examples[:24]
+    nlp.initialize(lambda: train)
+    for _ in range(3):
+        for i in range(0, len(train), 8):
+            nlp.update(train[i:i + 8])
+    return nlp
+
+
+def test_writes_probabilities_and_scores(prior_nlp, sample_examples):
+    _, examples = sample_examples
+    doc = prior_nlp(examples[24].reference.text)
+    probs = doc._.get(DOC_PROBS)
+    assert probs.shape == (len(doc),) and probs.dtype == numpy.float32 and probs[0] == 1.0
+    assert doc[1]._.boundary_prob == pytest.approx(float(probs[1]))
+    scores = prior_nlp.evaluate(examples[24:])
+    assert 0.5 < scores["prior_f"] <= 1.0
+
+
+def test_round_trips(prior_nlp, tmp_path):
+    text = "so we went home. it was late and then we slept"
+    want = prior_nlp(text)._.get(DOC_PROBS)
+    prior_nlp.to_disk(tmp_path / "m")
+    loaded = spacy.load(tmp_path / "m")
+    assert numpy.array_equal(loaded(text)._.get(DOC_PROBS), want)
+    other = spacy.blank("en")
+    other.add_pipe("boundary_prior", config={"model": {"n_rows": 1 << 16}})
+    other.from_bytes(prior_nlp.to_bytes())
+    assert numpy.array_equal(other(text)._.get(DOC_PROBS), want)
+    with pytest.raises(ValueError):
+        other.get_pipe("boundary_prior").from_bytes(b"not a model")
+
+
+def test_calibrate_sets_platt(prior_nlp, sample_examples):
+    _, examples = sample_examples
+    other = spacy.blank("en")
+    pipe = other.add_pipe("boundary_prior", config={"model": {"n_rows": 1 << 16}})
+    pipe.from_bytes(prior_nlp.get_pipe("boundary_prior").to_bytes())
+    a, b = pipe.calibrate([eg.reference for eg in examples[24:]])
+    assert pipe.cfg["platt"] == [a, b] and a > 0
+
+
+def test_bad_settings():
+    nlp = spacy.blank("en")
+    for cfg in ({"learn_rate": 0}, {"pos_weight": float("nan")}, {"threshold": 1.5}):
+        with pytest.raises(ValueError):
+            nlp.add_pipe("boundary_prior", name=f"p{len(nlp.pipe_names)}", config=cfg)
+
+
+def test_prior_sb_scores_leave_out_whitespace():
+    nlp = spacy.blank("en")
+    doc = Doc(nlp.vocab, words=["a", "\n", "b", "c"], spaces=[False, False, True, False])
+    assert prior_sb_scores(doc, 1.0) is None  # no probabilities on the Doc
+    doc._.set(DOC_PROBS, numpy.asarray([1.0, 0.0, 0.9, 0.1], dtype=numpy.float32))
+    s = prior_sb_scores(doc, 2.0)
+    assert s.shape == (3,) and s[1] == pytest.approx(2 * numpy.log(9), rel=1e-5) and s[2] < 0
+    assert prior_sb_scores(doc, 0.0) is None
+    doc._.set(DOC_PROBS, numpy.zeros(2))
+    with pytest.raises(ValueError):
+        prior_sb_scores(doc, 1.0)
+
+
+def test_the_prior_moves_the_parsers_boundaries(trained_nlp, sample_examples):
+    """Overwhelming prior scores decide every boundary: all-1 probabilities split at every token,
+    all-0 at none; weight 0 leaves the parse as it was."""
+    _, examples = sample_examples
+    parser = trained_nlp.get_pipe("joint_sbd_parser")
+    text = examples[25].reference.text
+    base = [t.is_sent_start for t in trained_nlp(text)]
+
+    def parse_with(p, weight):
+        doc = trained_nlp.make_doc(text)
+        doc._.set(DOC_PROBS, numpy.full((len(doc),), p, dtype=numpy.float32))
+        old = parser.cfg.get("prior_weight", 0.0)
+        parser.cfg["prior_weight"] = weight
+        try:
+            return [t.is_sent_start for t in parser(doc)]
+        finally:
+            parser.cfg["prior_weight"] = old
+
+    assert parse_with(0.99, 0.0) == base
+    assert sum(parse_with(1.0, 1000.0)) > sum(base)
+    assert sum(parse_with(0.0, 1000.0)) == 1
