@@ -4,14 +4,56 @@ A linear model over hashed features cannot read a 96-d vector directly; cluster 
 granularities can (the way Koo et al. 2008 add Brown-cluster prefixes to a parser). Deterministic
 for a given seed, so a model trained twice gets the same columns.
 """
-from typing import List, Optional, Sequence, Tuple, Union
+import threading
+from contextlib import contextmanager
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy
+from threadpoolctl import ThreadpoolController
 
 BLOCK = 1 << 22
 """Distances computed at a time (rows × centroids, float32: 16 MiB): bounds the memory of the
 assignment whatever k is (at k = 4,096 a fixed 8,192-row block took 128 MiB, and as much again for
 each temporary)."""
+
+SINGLE_THREAD_ROWS = 1024
+"""Blocks of fewer rows than this are multiplied with BLAS limited to one thread
+(`single_threaded_blas`). A Doc's assignment against the default pipeline's 5,456 centroids is such
+a block (at most BLOCK // 5,456 = 768 rows): with OpenBLAS's default threads, handing a product of
+10–40 rows to a second thread cost 5–10× its single-threaded CPU time (2-core VM: 20 rows 4.1 against
+0.8 CPU ms; the tagger spent 3.6 of 4.0 CPU s of 300 short texts here), and up to 768 rows one
+thread was no slower in wall time either. Fitting k-means with k ≤ 1,024 (blocks of ≥ 4,096 rows)
+keeps the user's threads, as before."""
+
+_blas_lock = threading.RLock()
+"""Serializes `single_threaded_blas` blocks across threads (see there)."""
+_blas: Optional[ThreadpoolController] = None
+"""threadpoolctl's controller of the BLAS libraries loaded (numpy's among them), made once, lazily
+(`ThreadpoolController()` scans the loaded libraries: about 0.5 ms)."""
+
+
+@contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Limit the process's BLAS libraries to one thread for the duration of the block, with
+    threadpoolctl (`limit(limits=1)`, its count restored on leaving): about 12 µs per block.
+
+    BLAS thread counts are process-global, so the blocks are serialized by a lock: a thread's limit
+    is set and restored by that thread with no other block in between. Without the lock, a second
+    thread entering while the first is inside would either save 1 as its "original" count and
+    restore it, leaving BLAS on one thread for good (threadpoolctl without thread ownership), or
+    find its limit ignored because the first thread holds OpenBLAS's control and run
+    multi-threaded once the first leaves (threadpoolctl 3.8, installed here: one thread at a time
+    may set OpenBLAS's count, the others' calls do nothing). The price of the lock: the small
+    products of two threads do not overlap (each is a fraction of a millisecond); while a block
+    runs, other threads' BLAS calls in this process run on one thread too; and when another thread
+    holds OpenBLAS's control (e.g. inside its own `threadpool_limits`), the limit does nothing and
+    that thread's setting applies."""
+    global _blas
+    with _blas_lock:
+        if _blas is None:
+            _blas = ThreadpoolController().select(user_api="blas")
+        with _blas.limit(limits=1):
+            yield
 
 
 def nearest(x: numpy.ndarray, centroids: numpy.ndarray) -> numpy.ndarray:
@@ -50,23 +92,42 @@ def nearest_in_sets(x: numpy.ndarray, table: CentroidTable) -> numpy.ndarray:
     Euclidean distance) within each set of `table`. Rows with NaN or infinity get 0 everywhere.
 
     Distances are ‖c‖² − 2·x·c, computed in float32 in place in blocks of at most `BLOCK`
-    values."""
+    values; blocks of fewer than `SINGLE_THREAD_ROWS` rows (a Doc at prediction time) are
+    multiplied with BLAS on one thread, whatever the environment says. The distances' last bits
+    depend on BLAS's thread count (OpenBLAS partitions the product differently), so the limit also
+    makes the assignment of such blocks independent of the environment's thread count."""
     x = numpy.asarray(x, dtype=numpy.float32)
     if x.ndim != 2 or x.shape[1] != table.width:
         raise ValueError(f"nearest: need (n, {table.width}) vectors for these centroids, got {x.shape}")
     out = numpy.zeros((len(x), len(table.bounds)), dtype=numpy.int64)
+    if len(x) == 0:
+        return out
     rows = max(1, BLOCK // table.ct.shape[1])
+    if min(rows, len(x)) < SINGLE_THREAD_ROWS:
+        with single_threaded_blas():
+            _assign(x, table, rows, out)
+    else:
+        _assign(x, table, rows, out)
+    return out
+
+
+def _product(block: numpy.ndarray, ct: numpy.ndarray) -> numpy.ndarray:
+    """`block @ ct`: the one BLAS call of the assignment (a seam for the tests)."""
+    return block @ ct
+
+
+def _assign(x: numpy.ndarray, table: CentroidTable, rows: int, out: numpy.ndarray) -> None:
+    """Fill `out` (see `nearest_in_sets`) block by block, `rows` rows at a time."""
     for s in range(0, len(x), rows):
         block = x[s:s + rows]
         with numpy.errstate(invalid="ignore", over="ignore"):
-            d = block @ table.ct
+            d = _product(block, table.ct)
             d *= -2.0  # exact: ‖c‖² − 2p == −2p + ‖c‖² bit for bit
             d += table.norms
         d[~numpy.isfinite(d)] = numpy.inf
         for j, (a, b) in enumerate(table.bounds):
             out[s:s + rows, j] = numpy.argmin(d[:, a:b], axis=1)
         out[s:s + rows][~numpy.isfinite(block).all(axis=1)] = 0
-    return out
 
 
 def kmeans(x: Union[numpy.ndarray, Sequence[numpy.ndarray]], k: int, iters: int = 12, seed: int = 0,
