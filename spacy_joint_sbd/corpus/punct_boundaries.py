@@ -37,22 +37,27 @@ OPENERS = frozenset({'"', "'", "“", "‘", "«", "‹", "(", "[", "{", "``", "
 """Tokens that may open the next sentence before its first word."""
 
 NON_FINAL_ABBREVIATIONS = frozenset("""
-mr mrs ms messrs mme mlle dr prof rev hon st mt gen col capt lt sgt cpl maj adm gov sen rep pres
+mr mrs ms messrs mme mlle dr drs prof rev hon st mt gen col capt lt sgt cpl maj adm gov sen rep pres
 cf vs viz e.g i.e esp incl dept jan feb apr jun jul aug sep sept oct nov dec
 """.split())
 """Abbreviations (lower-cased, no final dot) that do not end a sentence inside a unit: titles
 before a name, Latin before what it introduces, months before a day."""
 
+DAY_ABBREVIATIONS = frozenset("mon tue tues wed thu thur thurs fri sat sun".split())
+"""Days (`on Sat. you said`): abbreviations only when capitalised (`He sat. Then` ends a sentence)."""
+
 NUMBER_ABBREVIATIONS = frozenset("""
-no nos p pp vol vols ch chap fig figs sec art ed eds ca approx op
+no nos p pp vol vols ch chap fig figs sec art ed eds ca approx op ext pop tel
 """.split())
 """Abbreviations before a number (`No. 5`, `p. 191`, `vol. xxxiv`): not final when a number or a
 lower-case roman numeral follows; otherwise (`I said no. Then`) the mark is an ordinary full stop."""
 
 SENTENCE_FINAL_ABBREVIATIONS = frozenset("""
-etc inc ltd co corp jr sr a.m p.m bros llc plc
+etc jr sr a.m p.m
 """.split())
-"""Abbreviations that often stand last in a sentence: a boundary when a capitalised word follows."""
+"""Abbreviations that often stand last in a sentence: a boundary when a capitalised word follows.
+(Company suffixes such as `Inc.`, `Ltd.` are left out: in the treebanks they precede an address
+line or a name more often than a new sentence.)"""
 
 LOWERCASE_OPENERS = frozenset("""
 i i'm i've i'll i'd im ive it it's its we they he she you my our your their this that these those there
@@ -94,6 +99,8 @@ def _is_abbreviation(words: Sequence[str], spaces: Sequence[bool], i: int) -> Op
     if w == "." and i > 0 and not spaces[i - 1]:
         key = words[i - 1].lower()
         if key in NON_FINAL_ABBREVIATIONS or key in SENTENCE_FINAL_ABBREVIATIONS:
+            return key
+        if key in DAY_ABBREVIATIONS and words[i - 1][:1].isupper():
             return key
         if key in NUMBER_ABBREVIATIONS and _next_word_is_number(words, i):
             return key

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
+from spacy.attrs import IS_PUNCT, IS_SPACE, ORTH, SPACY
 from spacy.language import Language
 from spacy.tokenizer import Tokenizer
 from spacy.tokens import Doc
@@ -269,10 +270,12 @@ def as_tokenizer(nlp_vocab_or_tokenizer: Union[Language, Vocab, Tokenizer, None]
 
 def tokenize_unit(tokenizer: Tokenizer, sep: str, text: str, *, transcript: bool) -> Unit:
     doc = tokenizer(text)
-    words = [t.text for t in doc]
-    spaces = [bool(t.whitespace_) for t in doc]
-    is_space = [t.is_space for t in doc]
-    is_punct = [t.is_punct for t in doc]
+    strings = tokenizer.vocab.strings
+    rows = doc.to_array([ORTH, SPACY, IS_SPACE, IS_PUNCT]).tolist()  # one C pass, no Token objects
+    words = [strings[r[0]] for r in rows]
+    spaces = [bool(r[1]) for r in rows]
+    is_space = [bool(r[2]) for r in rows]
+    is_punct = [bool(r[3]) for r in rows]
     starts = unit_sent_starts(words, spaces, is_space, transcript=transcript)
     return Unit(sep, words, spaces, is_space, is_punct, starts)
 

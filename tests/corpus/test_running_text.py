@@ -39,6 +39,20 @@ def test_abbreviations(tok):
         "Mr. Smith met Dr. Jones.", "They spoke, e.g. about money, i.e. gold.", "Fine."]
 
 
+def test_days_and_company_suffixes(tok):
+    assert sents("He sat. Then we met on Sat. you know. Acme Inc. Main Street is far.", tok) == [
+        "He sat.", "Then we met on Sat. you know.", "Acme Inc. Main Street is far."]
+
+
+def test_lowercase_opener_after_full_stop(tok):
+    assert sents("i went there. now i know. Charles II. was king.", tok) == [
+        "i went there.", "now i know.", "Charles II. was king."]
+
+
+def test_bracketed_reference_stays(tok):
+    assert sents("He died in 1805. [19] His son lived.", tok) == ["He died in 1805. [19]", "His son lived."]
+
+
 def test_etc_final_before_capital_and_at_paragraph_end(tok):
     assert sents("We bought apples, pears etc. Then we left. We had bread etc.\n\nNext.", tok) == [
         "We bought apples, pears etc.", "Then we left.", "We had bread etc.\n\n", "Next."]
@@ -213,3 +227,27 @@ def test_real_sgd_file():
     assert first.user_data["doc_id"] == "dialogues_001#0"
     assert list(first.sents)[0].text.startswith("I am feeling hungry so I would like to find a place to eat.")
     assert all(len(d) <= 2001 for d in docs)
+
+
+def test_cli_text_docs(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_joint_sbd.cli import app
+
+    root = write_folder(tmp_path / "src")
+    runner = CliRunner()
+    res = runner.invoke(app, ["text-docs", str(root), str(tmp_path / "out"), "--include", "books,talk",
+                              "--variants", "plain,star", "--max-tokens", "40", "--shard-tokens", "100"])
+    assert res.exit_code == 0, res.output
+    assert "books: 2 files" in res.output and (tmp_path / "out" / "shard-00000.spacy").exists()
+    res = runner.invoke(app, ["text-docs", str(root), str(tmp_path / "dev"), "--include", "talk/dev"])
+    assert res.exit_code == 1 and "'dev' folder" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "dev" / MANIFEST).exists()
+
+
+def test_corpus_never_imports_the_cli():
+    corpus = Path(__file__).resolve().parents[2] / "spacy_joint_sbd" / "corpus"
+    for name in ("running_text.py", "punct_boundaries.py", "text_shards.py"):
+        source = (corpus / name).read_text(encoding="utf8")
+        assert "cli" not in [part for line in source.splitlines() if line.startswith(("from", "import"))
+                             for part in line.replace(".", " ").split()]
