@@ -7,6 +7,7 @@ PREDICTED them; gold trees and boundaries come from `Example.reference` during `
 the search itself runs in `spacy_joint_sbd.transition`.
 """
 import math
+import numbers
 import warnings
 from contextlib import contextmanager
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
@@ -35,6 +36,9 @@ n_rows = 131072
 """
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 LEARNERS = ("pa", "perceptron")
+PREDICTION_SETTINGS = ("beam_width", "sb_bias", "sb_bias_unpunctuated")
+"""Settings `spacy.load(..., config=...)` sets over the saved cfg; `validate_settings` checks
+them wherever they arrive."""
 
 if not Token.has_extension("sent_start_prob"):
     Token.set_extension("sent_start_prob", default=None)
@@ -152,12 +156,8 @@ class JointSBDParser(TrainablePipe):
             raise ValueError(f"[{name}] sb_oracle must be 'early' or 'late', got {sb_oracle!r}")
         if learner not in LEARNERS:
             raise ValueError(f"[{name}] learner must be one of {', '.join(LEARNERS)}, got {learner!r}")
-        if beam_width < 1:
-            raise ValueError(f"[{name}] beam_width must be >= 1, got {beam_width}")
-        if not _is_bias(sb_bias):
-            raise ValueError(f"[{name}] sb_bias must be a finite number, got {sb_bias!r}")
-        if sb_bias_unpunctuated is not None and not _is_bias(sb_bias_unpunctuated):
-            raise ValueError(f"[{name}] sb_bias_unpunctuated must be None or a finite number, got {sb_bias_unpunctuated!r}")
+        validate_settings({"beam_width": beam_width, "sb_bias": sb_bias,
+                           "sb_bias_unpunctuated": sb_bias_unpunctuated}, name)
         try:
             attrs = check_attrs(attrs)
         except ValueError as e:
@@ -257,6 +257,7 @@ class JointSBDParser(TrainablePipe):
     # ------------------------------------------------------------------------ prediction
     def predict(self, docs: Iterable[Doc]) -> List[Parse]:
         docs = list(docs)
+        validate_settings(self.cfg, self.name)  # cfg may have been changed by hand since
         parser = self.parser
         level = self.cfg["document_level"]
         engine_docs = [engine_doc(d, self.cfg["attrs"], level, self._context) for d in docs]
@@ -374,14 +375,19 @@ class JointSBDParser(TrainablePipe):
         except ValueError as e:
             raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes: {e})") from e
         self._load(cfg, lambda: super(JointSBDParser, self).from_bytes(bytes_data, exclude=exclude),
-                   "not a joint_sbd_parser model: foreign or truncated bytes")
+                   "not a joint_sbd_parser model: foreign or truncated bytes",
+                   keep=("sb_bias", "sb_bias_unpunctuated"))
         return self
 
-    def _load(self, cfg: Dict, load: Callable[[], object], problem: str) -> None:
+    def _load(self, cfg: Dict, load: Callable[[], object], problem: str,
+              keep: Sequence[str] = PREDICTION_SETTINGS) -> None:
         """Adopt a checked `cfg` and the weights `load()` reads, or leave everything as it was
-        and raise a ValueError starting with `problem`."""
-        # prediction settings: the pipeline config's win over the saved cfg
-        bias, unpunct = self.cfg.get("sb_bias", 0.0), self.cfg.get("sb_bias_unpunctuated")
+        and raise a ValueError starting with `problem`. The settings in `keep` stay as the
+        component was built: from disk (`spacy.load`, whose config is the saved config.cfg with
+        any override) all of `PREDICTION_SETTINGS`; from bytes (often into a component built
+        with default settings) the SB biases only, the beam width is the saved one."""
+        validate_settings(self.cfg, self.name)
+        settings = {k: self.cfg[k] for k in keep}
         with self._atomic_load():
             self.cfg.update(cfg)
             self._set_nO()
@@ -390,8 +396,7 @@ class JointSBDParser(TrainablePipe):
             except Exception as e:  # noqa: BLE001 - thinc/msgpack raise many types on bad data
                 raise ValueError(f"[{self.name}] {problem} ({type(e).__name__}: {e})") from e
             self.cfg.update(cfg)  # spaCy's loader re-reads the raw cfg: keep the checked one
-            self.cfg["sb_bias"] = bias
-            self.cfg["sb_bias_unpunctuated"] = unpunct
+            self.cfg.update(settings)
             saved = cfg.get("context")
             self._context = None if saved is None else ContextClusters.from_dict(saved)
             self.cfg["context_clusters"] = [] if self._context is None else self._context.ks
@@ -479,6 +484,21 @@ _FINAL_PUNCT = frozenset(Sentencizer.default_punct_chars)
 def has_final_punct(doc: Doc) -> bool:
     """Whether some token of `doc` consists only of sentence-final punctuation marks."""
     return any(t.is_punct and set(t.text) <= _FINAL_PUNCT for t in doc)
+
+
+def validate_settings(cfg: Dict, name: str = "joint_sbd_parser") -> None:
+    """Refuse, with a ValueError naming the component and the setting, a prediction setting of
+    `cfg` that the search cannot use: `beam_width` an int >= 1, `sb_bias` a finite number,
+    `sb_bias_unpunctuated` None or a finite number (never a bool or a numeric string). Called at
+    construction, at load and before each prediction (cfg may be changed by hand)."""
+    beam = cfg.get("beam_width")
+    if not isinstance(beam, numbers.Integral) or isinstance(beam, bool) or beam < 1:
+        raise ValueError(f"[{name}] beam_width must be an int >= 1, got {beam!r}")
+    if not _is_bias(cfg.get("sb_bias")):
+        raise ValueError(f"[{name}] sb_bias must be a finite number, got {cfg.get('sb_bias')!r}")
+    unpunct = cfg.get("sb_bias_unpunctuated")
+    if unpunct is not None and not _is_bias(unpunct):
+        raise ValueError(f"[{name}] sb_bias_unpunctuated must be None or a finite number, got {unpunct!r}")
 
 
 def _is_bias(value) -> bool:

@@ -10,6 +10,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from spacy_joint_sbd.pipeline.joint_sbd_parser import JointSBDParser
+
 SEPARATORS = [" "] * 6 + ["\n", "  ", "\n\n", " \n "]
 
 
@@ -125,6 +127,37 @@ def test_sb_bias_is_validated():
         nlp.add_pipe("joint_sbd_parser", config={"sb_bias": math.inf})
     with pytest.raises(ValueError, match="sb_bias_unpunctuated"):
         nlp.add_pipe("joint_sbd_parser", name="p2", config={"sb_bias_unpunctuated": math.nan})
+
+
+@pytest.mark.parametrize("key,bad", [("sb_bias", math.nan), ("sb_bias", "8"), ("sb_bias", None),
+                                     ("sb_bias", True), ("sb_bias_unpunctuated", math.inf),
+                                     ("sb_bias_unpunctuated", "0.3"), ("beam_width", 0), ("beam_width", "8"),
+                                     ("beam_width", 2.0)])
+def test_settings_changed_by_hand_are_validated_before_predicting(trained_nlp, key, bad):
+    """A setting put into cfg by hand is refused with the same message as at construction
+    (it used to end in an AttributeError from an empty parse, a bare TypeError, or be taken
+    silently: "8" as 8.0)."""
+    pipe = trained_nlp.get_pipe("joint_sbd_parser")
+    before = pipe.cfg[key]
+    pipe.cfg[key] = bad
+    try:
+        with pytest.raises(ValueError, match=rf"\[joint_sbd_parser\] {key} must be"):
+            trained_nlp("so i went to the store they had no milk")
+    finally:
+        pipe.cfg[key] = before
+    with pytest.raises(ValueError, match=rf"\[x\] {key} must be"):
+        JointSBDParser(trained_nlp.vocab, pipe.model, "x", **{key: bad})
+
+
+def test_beam_width_from_the_load_config_wins(trained_model_dir):
+    """`spacy.load(..., config=...)` sets the beam a loaded pipeline parses with, as nlp.config
+    says (the saved cfg's width used to win silently)."""
+    saved = spacy.load(trained_model_dir).get_pipe("joint_sbd_parser").cfg["beam_width"]
+    nlp = spacy.load(trained_model_dir, config={"components": {"joint_sbd_parser": {"beam_width": saved + 3}}})
+    assert nlp.config["components"]["joint_sbd_parser"]["beam_width"] == saved + 3
+    assert nlp.get_pipe("joint_sbd_parser").cfg["beam_width"] == saved + 3
+    with pytest.raises(ValueError, match="beam_width must be an int >= 1"):
+        spacy.load(trained_model_dir, config={"components": {"joint_sbd_parser": {"beam_width": 0}}})
 
 
 def test_sb_bias_unpunctuated_applies_to_docs_without_final_punctuation_only(trained_model_dir, sample_examples):
