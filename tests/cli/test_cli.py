@@ -1,7 +1,9 @@
 """The command line, run as a user runs it: `python -m spacy_joint_sbd ...`."""
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import spacy
@@ -89,3 +91,45 @@ def test_evaluate_sentencizer_on_star_finds_nothing(sample_path, tmp_path):
 def test_evaluate_unknown_model_is_a_clear_error(tmp_path):
     proc = run("evaluate", tmp_path / "no-model", SAMPLE, check=False)
     assert proc.returncode == 1 and "cannot load pipeline" in proc.stdout + proc.stderr
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_main_job_writes_only_where_git_does_not_track(tmp_path):
+    """README's main command (`spacy project run default`) leaves a fresh checkout clean: every
+    output of its commands is ignored by git; the committed results change only through
+    `publish-default` (issue 31 item 6)."""
+    from spacy.cli.project.run import load_project_config
+
+    if shutil.which("git") is None or subprocess.run(["git", "-C", str(ROOT), "rev-parse"],
+                                                    capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout")
+    project = load_project_config(ROOT)
+    commands = {c["name"]: c for c in project["commands"]}
+    outputs = [o for name in project["workflows"]["default"] for o in commands[name].get("outputs", [])]
+    assert outputs and "publish-default" not in project["workflows"]["default"]
+    tracked = [o for o in outputs
+               if subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", o]).returncode != 0]
+    assert not tracked, f"the main job writes where git tracks: {tracked}"
+    published = commands["publish-default"]["outputs"]
+    assert {"metrics/default", "results/default_model.md", "results/default"} <= set(published)
+
+
+def test_publish_default_copies_a_report_to_the_committed_places(tmp_path):
+    script = ROOT / "scripts" / "default_scores.py"
+    report = tmp_path / "training" / "report"
+    (report / "metrics").mkdir(parents=True)
+    (report / "curves").mkdir()
+    (report / "metrics" / "train.json").write_text('{"minutes": 11.1}')
+    (report / "curves" / "boundary_pr.json").write_text("{}")
+    proc = subprocess.run([sys.executable, str(script), "--publish", str(report)], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and "default_model.md" in proc.stderr and not (tmp_path / "metrics").exists()
+    (report / "default_model.md").write_text("# table\n")
+    proc = subprocess.run([sys.executable, str(script), "--publish", str(report)], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "metrics/default/train.json").read_text() == '{"minutes": 11.1}'
+    assert (tmp_path / "results/default/boundary_pr.json").exists()
+    assert (tmp_path / "results/default_model.md").read_text() == "# table\n"
