@@ -1,0 +1,62 @@
+"""`train-prior SRC... OUTPUT`: the boundary_prior trained in bulk on running text or text shards."""
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from wasabi import msg
+
+from . import app
+from ._util import atomic_dir, split_list, user_errors
+
+
+@app.command("train-prior")
+def train_prior_cli(
+    sources: List[Path] = typer.Argument(..., help="folders of .txt files, or of text-docs shards (with manifest.json)"),
+    output: Path = typer.Option(..., "--output", "-o", help="pipeline folder to write (blank English + boundary_prior)"),
+    variants: str = typer.Option("plain,star", "--variants", "-v",
+                                 help="variants of the text files to train on (shards keep theirs)"),
+    epochs: int = typer.Option(2, "--epochs", help="SGD passes"),
+    lr: float = typer.Option(0.1, "--lr", help="SGD step (decays as lr / (1 + epoch))"),
+    max_words: Optional[int] = typer.Option(None, "--max-words", help="stop reading after this many training tokens"),
+    n_rows: int = typer.Option(1 << 21, "--n-rows", help="hash buckets (4 bytes each on disk)"),
+    held_out_every: int = typer.Option(50, "--held-out-every", help="every k-th document calibrates, never trains"),
+    seed: int = typer.Option(0, "--seed"),
+) -> None:
+    """Train a `boundary_prior` on punctuated running text (sentence starts derived from its
+    punctuation and layout, `text-docs`), calibrate it on held-out documents and save it as a
+    pipeline from which configs and `nlp.add_pipe(..., source=...)` take it."""
+    import spacy
+    import srsly
+    from tqdm import tqdm
+
+    from ..boundary.train import encode_docs, train_encoded
+    from ..corpus.running_text import iter_text_docs
+    from ..corpus.text_shards import load_manifest, read_shards
+    from ..pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
+
+    with user_errors():
+        if epochs < 1 or not lr > 0 or n_rows < 1 or (max_words is not None and max_words < 1):
+            raise ValueError("--epochs, --lr, --n-rows and --max-words must be positive")
+        nlp = spacy.blank("en")
+        pipe = nlp.add_pipe("boundary_prior", config={"model": {"n_rows": n_rows}})
+        docs = _docs(sources, nlp, split_list(variants) or ["plain"], iter_text_docs, load_manifest, read_shards)
+        train, held = encode_docs(pipe.boundary_model, tqdm(docs, desc="encode", unit="doc", mininterval=5),
+                                  held_out_every, max_words)
+        msg.info(f"{train.tokens:,} training tokens in {len(train.docs):,} documents, {held.tokens:,} held out")
+        stats = train_encoded(pipe.boundary_model, train, held, epochs=epochs, lr=lr, seed=seed, log=msg.text)
+        pipe.cfg["platt"] = list(pipe.boundary_model.platt)
+        with atomic_dir(output) as tmp:
+            nlp.to_disk(tmp)
+            srsly.write_json(tmp / "prior_training.json", {**stats, "variants": variants, "lr": lr, "seed": seed,
+                                                           "sources": [p.name for p in sources]})
+    msg.good(f"{output}: boundary_prior, {stats['train_cpu_s']:.0f} CPU s of SGD, Platt {stats['platt']}")
+
+
+def _docs(sources, nlp, variants, iter_text_docs, load_manifest, read_shards):
+    for src in sources:
+        if not src.exists():
+            raise FileNotFoundError(f"{src}: no such folder")
+        if load_manifest(src) is not None:
+            yield from read_shards(src, nlp.vocab)
+        else:
+            yield from iter_text_docs([src], nlp, variants=variants, root=src.parent)
