@@ -123,8 +123,7 @@ def iter_text_files(paths: Sequence[Union[str, Path]], *, root: Optional[Union[s
         base = root_path if root_path is not None else p.parent
         rel_parts = _relative(p, base).parts
         if DEV_FOLDER in rel_parts and not allow_dev:
-            raise TextInputError(f"{p}: a '{DEV_FOLDER}' folder given as training text; dev sets are for "
-                                 f"choosing settings (pass allow_dev / --allow-dev to read it anyway)")
+            raise TextInputError(f"{p}: a '{DEV_FOLDER}' folder is not training text (allow_dev / --allow-dev)")
         if p.is_file():
             yield _text_file(p, base)
         elif p.is_dir():

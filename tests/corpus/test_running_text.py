@@ -251,3 +251,8 @@ def test_corpus_never_imports_the_cli():
         source = (corpus / name).read_text(encoding="utf8")
         assert "cli" not in [part for line in source.splitlines() if line.startswith(("from", "import"))
                              for part in line.replace(".", " ").split()]
+
+
+def test_dialogue_attribution_after_quote(tok):
+    assert sents("“Your mother keeps well?” I asked. “No!” Mary Ann cried. “Go.” He said nothing.", tok) == [
+        "“Your mother keeps well?” I asked.", "“No!” Mary Ann cried.", "“Go.”", "He said nothing."]
