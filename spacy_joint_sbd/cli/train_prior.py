@@ -11,10 +11,11 @@ from ._util import atomic_dir, split_list, user_errors
 
 @app.command("train-prior")
 def train_prior_cli(
-    sources: List[Path] = typer.Argument(..., help="folders of .txt files, or of text-docs shards (with manifest.json)"),
+    sources: List[Path] = typer.Argument(..., help="folders of .txt files, folders of text-docs shards (with "
+                                         "manifest.json), or treebank .conllu files (whole documents)"),
     output: Path = typer.Option(..., "--output", "-o", help="pipeline folder to write (blank English + boundary_prior)"),
     variants: str = typer.Option("plain,star", "--variants", "-v",
-                                 help="variants of the text files to train on (shards keep theirs)"),
+                                 help="variants of the text and .conllu files to train on (shards keep theirs)"),
     epochs: int = typer.Option(2, "--epochs", help="SGD passes"),
     lr: float = typer.Option(0.1, "--lr", help="SGD step (decays as lr / (1 + epoch))"),
     max_words: Optional[int] = typer.Option(None, "--max-words", help="stop reading after this many training tokens"),
@@ -53,10 +54,20 @@ def train_prior_cli(
 
 
 def _docs(sources, nlp, variants, iter_text_docs, load_manifest, read_shards):
+    from ..corpus.conllu import read_conllu
+    from ..corpus.running_text import record_doc, variant_record
+
     for src in sources:
         if not src.exists():
-            raise FileNotFoundError(f"{src}: no such folder")
-        if load_manifest(src) is not None:
+            raise FileNotFoundError(f"{src}: no such file or folder")
+        if src.is_file() and src.suffix == ".conllu":
+            records = read_conllu(src)
+            for v in variants:
+                for rec in records:
+                    vrec = variant_record(rec, v)
+                    if vrec.words:
+                        yield record_doc(nlp.vocab, vrec, v)
+        elif load_manifest(src) is not None:
             yield from read_shards(src, nlp.vocab)
         else:
             yield from iter_text_docs([src], nlp, variants=variants, root=src.parent)

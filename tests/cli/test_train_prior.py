@@ -34,6 +34,16 @@ def test_train_prior_on_text(tmp_path):
     assert probs[nobody] > 0.5 > probs[nobody - 2]
 
 
+def test_train_prior_on_a_treebank(sample_path, tmp_path):
+    out = tmp_path / "prior"
+    proc = run("train-prior", sample_path, "--output", out, "--epochs", "1", "--n-rows", "65536",
+               "--variants", "plain,star", "--held-out-every", "5")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    stats = srsly.read_json(out / "prior_training.json")
+    assert stats["train_tokens"] > 2000  # both variants of the 1,942-token sample, less the held-out documents
+    assert spacy.load(out)("a test. another one")._.get(DOC_PROBS).shape == (5,)
+
+
 def test_train_prior_bad_input(tmp_path):
     proc = run("train-prior", tmp_path / "missing", "--output", tmp_path / "out")
     assert proc.returncode == 1
