@@ -50,6 +50,13 @@ class SegmentStats:
     extra: Dict[str, int] = field(default_factory=dict)
 
 
+def check_positive(name: str, value) -> None:
+    """A ValueError naming the setting unless `value` is a positive int: one check, one message
+    for `segment_stream`, `segment_texts` and the `segment` command's options."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
 def _trimmed(sent: Span) -> Optional[Tuple[int, int]]:
     """[first, last] token indices of the sentence without whitespace-only tokens at its edges."""
     tokens = [t.i for t in sent if not t.is_space]
@@ -94,8 +101,9 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
                    window_chars: int = DEFAULT_WINDOW_CHARS, max_carry_chars: Optional[int] = None,
                    stats: Optional[SegmentStats] = None) -> Iterator[Sentence]:
     """Sentences of a text stream of any length, in order, in bounded memory (see module doc)."""
-    if window_chars < 1:
-        raise ValueError(f"window_chars must be positive, got {window_chars}")
+    check_positive("window_chars", window_chars)
+    if max_carry_chars is not None:
+        check_positive("max_carry_chars", max_carry_chars)
     max_carry = max_carry_chars if max_carry_chars is not None else 4 * window_chars
     if max_carry > nlp.max_length:
         max_carry = nlp.max_length
@@ -139,6 +147,8 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
 def segment_texts(nlp: Language, items: Iterable[Tuple[str, str]], with_parse: bool = False,
                   batch_size: int = 64, n_process: int = 1) -> Iterator[Tuple[str, List[Sentence]]]:
     """(source, text) pairs of texts that fit in one Doc, processed in batches (`nlp.pipe`)."""
+    check_positive("batch_size", batch_size)
+    check_positive("n_process", n_process)
     docs = nlp.pipe(((text, source) for source, text in items), as_tuples=True, batch_size=batch_size,
                     n_process=n_process)
     for doc, source in docs:
