@@ -397,11 +397,35 @@ def text_records(text: str, tokenizer: Tokenizer, name: str, *, max_tokens: int 
         yield chunk_record(chunk, f"{name}#{k}", layout=layout, source=source)
 
 
+DROPS_PUNCT = frozenset({"star", "nopunct"})
+
+
 def variant_record(rec: DocRecord, variant: str) -> DocRecord:
-    """`rec` in `variant` (`corpus.variants`), whitespace conventions kept."""
+    """`rec` in `variant` (`corpus.variants`), whitespace conventions kept. Where a variant drops
+    a mark glued between two words (spaCy splits `twenty-one`), the words are written
+    apart (`twenty one`), so the text tokenizes back into the same tokens."""
     if variant == "plain":
         return rec
+    if variant in DROPS_PUNCT:
+        rec = _space_infix_marks(rec)
     return tidy_layout(apply_variant(rec, variant))
+
+
+def _space_infix_marks(rec: DocRecord) -> DocRecord:
+    spaces = list(rec.spaces)
+    n = len(rec.words)
+    i = 0
+    while i < n:
+        if rec.upos[i] != PUNCT:
+            i += 1
+            continue
+        a = i
+        while i < n and rec.upos[i] == PUNCT:
+            i += 1
+        if a > 0 and i < n and rec.upos[a - 1] == "" and rec.upos[i] == "" and not any(spaces[a - 1:i]):
+            spaces[i - 1] = True
+    return DocRecord(rec.doc_id, rec.words, spaces, rec.lemmas, rec.upos, rec.xpos, rec.feats, rec.heads, rec.deps,
+                     rec.sent_starts, source=rec.source)
 
 
 def record_doc(vocab: Vocab, rec: DocRecord, variant: str = "plain") -> Doc:

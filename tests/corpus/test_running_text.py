@@ -256,3 +256,13 @@ def test_corpus_never_imports_the_cli():
 def test_dialogue_attribution_after_quote(tok):
     assert sents("“Your mother keeps well?” I asked. “No!” Mary Ann cried. “Go.” He said nothing.", tok) == [
         "“Your mother keeps well?” I asked.", "“No!” Mary Ann cried.", "“Go.”", "He said nothing."]
+
+
+def test_plain_tokens_are_what_nlp_gives_and_star_spaces_infix_marks(tmp_path):
+    nlp = spacy.blank("en")
+    text = 'He said "it is over." Then...\n\nTwenty-one men and/or women\nleft (quickly).\n\n\n[Illustration]\n\nEnd.'
+    (tmp_path / "x.txt").write_text(text, encoding="utf8")
+    plain, star = list(iter_text_docs([tmp_path / "x.txt"], nlp, variants=("plain", "star")))
+    assert [(t.text, t.whitespace_) for t in nlp(plain.text)] == [(t.text, t.whitespace_) for t in plain]
+    assert star.text == "he said it is over then\n\ntwenty one men and/or women\nleft quickly\n\nend"
+    assert [t.text for t in nlp(star.text)] == [t.text for t in star]
