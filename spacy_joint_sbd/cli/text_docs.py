@@ -19,8 +19,10 @@ def text_docs_cli(
                                           help="subfolders of SRC_DIR to read, comma-separated (default: all; "
                                                "'dev' folders are skipped)"),
     variants: str = typer.Option("plain", "--variants", "-v", help="plain, star, lower, nopunct; comma-separated"),
-    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, "--max-tokens", help="longest document, in tokens (0: whole files)"),
-    shard_tokens: int = typer.Option(DEFAULT_SHARD_TOKENS, "--shard-tokens", help="tokens per shard (closed at a file end)"),
+    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, "--max-tokens",
+                                   help="longest document, in tokens (0: whole files)"),
+    shard_tokens: int = typer.Option(DEFAULT_SHARD_TOKENS, "--shard-tokens",
+                                     help="tokens per shard (closed at a file end)"),
     allow_dev: bool = typer.Option(False, "--allow-dev", help="read 'dev' folders too (never for training)"),
     no_layout: bool = typer.Option(False, "--no-layout", help="join lines with a space instead of keeping line breaks"),
 ) -> None:

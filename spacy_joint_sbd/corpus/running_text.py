@@ -44,7 +44,7 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from .docs import DOC_ID_KEY
-from .punct_boundaries import CLOSERS, is_final_mark, unit_sent_starts
+from .punct_boundaries import is_final_mark, unit_sent_starts
 from .record import ROOT, DocRecord
 from .variants import PUNCT, apply_variant
 

@@ -91,7 +91,8 @@ def test_hard_wrapped_lines_follow_punctuation(tok):
 
 
 def test_speaker_lines_and_headers_dropped(tok):
-    text = "### dialogue_id=1_0 services=x\nUSER: Hi there. i want food\nSYSTEM: Sure\n\n### dialogue_id=1_1 services=y\nUSER: ok"
+    text = ("### dialogue_id=1_0 services=x\nUSER: Hi there. i want food\nSYSTEM: Sure\n\n"
+            "### dialogue_id=1_1 services=y\nUSER: ok")
     assert sents(text, tok) == ["Hi there.", "i want food\n", "Sure\n\n", "ok"]
 
 
@@ -254,7 +255,8 @@ def test_corpus_never_imports_the_cli():
 
 
 def test_dialogue_attribution_after_quote(tok):
-    assert sents("“Your mother keeps well?” I asked. “No!” Mary Ann cried. “Go.” He said nothing.", tok) == [
+    text = "“Your mother keeps well?” I asked. “No!” Mary Ann cried. “Go.” He said nothing."
+    assert sents(text, tok) == [
         "“Your mother keeps well?” I asked.", "“No!” Mary Ann cried.", "“Go.”", "He said nothing."]
 
 

@@ -26,7 +26,9 @@ def rows(*forms, space_after_last=True):
 def test_raw_documents_spaceafter_newpar_and_multiword_tokens(tmp_path):
     text = ("# newdoc id = d1\n# newpar\n" + rows("Hello~", ".")
             + "1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n" + "1\tdo\t_\tX\t_\t_\t0\troot\t_\t_\n"
-            + "2\tn't\t_\tX\t_\t_\t1\tdep\t_\t_\n3\tgo\t_\tX\t_\t_\t1\tdep\t_\tSpaceAfter=No\n4\t.\t_\tX\t_\t_\t1\tdep\t_\t_\n\n"
+            + "2\tn't\t_\tX\t_\t_\t1\tdep\t_\t_\n"
+            + "3\tgo\t_\tX\t_\t_\t1\tdep\t_\tSpaceAfter=No\n"
+            + "4\t.\t_\tX\t_\t_\t1\tdep\t_\t_\n\n"
             + "# newpar\n" + rows("New~", ".")
             + "# newdoc id = d2\n" + rows("Two~", "."))
     docs = list(raw_documents(write(tmp_path, text)))
