@@ -18,7 +18,7 @@ from spacy.training import Example
 from ..corpus.labels import from_spacy_dep, to_spacy_dep
 from ..transition import EngineDoc, LabelSet, Parse
 from .context_clusters import ContextClusters
-from .whitespace import SPACE_LABEL, SpacePlan, forbid_closing_starts
+from .whitespace import SPACE_LABEL, SpacePlan, closing_quote_tags, forbid_closing_starts
 
 
 def check_attrs(attrs: Sequence[str]) -> List[str]:
@@ -76,11 +76,12 @@ def engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True,
     """What the engine parses: the features and, inside given sentences, the Doc's boundaries.
 
     Whole-document mode: the boundaries set before (`doc_presets`) are presets (None when there
-    are none), closing marks never start a sentence unless forced (`forbid_closing_starts`), and
-    whitespace tokens are left out (`SpacePlan`; `expand_parse` puts them back)."""
+    are none), closing marks never start a sentence unless forced and closing quotes never read
+    as opening ones (`forbid_closing_starts`, `closing_quote_tags`), and whitespace tokens are left
+    out (`SpacePlan`; `expand_parse` puts them back)."""
     if not document_level:
         return EngineDoc(attrs=doc_attrs(doc, attrs, context), sent_starts=doc_sent_starts(doc))
-    attrs_arr = doc_attrs(doc, attrs, context)
+    attrs_arr = closing_quote_tags(doc, doc_attrs(doc, attrs, context), attrs)
     presets = forbid_closing_starts(doc, doc_presets(doc))
     plan = space_plan(doc, presets)
     if plan is not None:

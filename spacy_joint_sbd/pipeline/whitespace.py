@@ -7,6 +7,8 @@ space flag in the validity of SB / LEFTARC / RIGHTARC, would add dead-end states
 system and change the features of the words around each space.) Whatever whitespace follows a
 closing bracket or quote, the mark stays with the sentence it closes (`forbid_closing_starts`).
 """
+from typing import Sequence
+
 import numpy
 from spacy.attrs import IS_SPACE, ORTH, SPACY
 from spacy.strings import hash_string
@@ -17,8 +19,8 @@ from ..transition import Parse
 CLOSING_BRACKETS = frozenset({")", "]", "}"})
 """Marks that only ever close: never a predicted sentence start."""
 CLOSING_QUOTES = frozenset({'"', "'", "''", "”", "’", "»"})
-"""Marks that close when glued to the token before them (`over."`, `students'`): a quote that
-opens is glued to the token after it instead."""
+"""Marks that close when glued to the token before them and followed by whitespace (`over." `,
+`students' `): a quote that opens is glued to the token after it instead."""
 
 
 class SpacePlan:
@@ -105,28 +107,52 @@ SPACE_LABEL = "dep"
 """The label of every whitespace token's arc (as spaCy's parser gives to attached whitespace)."""
 
 
+def closing_marks(doc: Doc) -> numpy.ndarray:
+    """Which tokens of `doc` close what came before them: a closing bracket, or a quote glued to
+    the word before it and followed by whitespace (a space, a whitespace token, or the end)."""
+    n = len(doc)
+    arr = doc.to_array([ORTH, SPACY, IS_SPACE]).reshape((n, 3))
+    glued = numpy.zeros((n,), dtype=bool)
+    glued[1:] = (arr[:-1, 1] == 0) & (arr[:-1, 2] == 0)  # the token before: a word, no space after it
+    spaced = arr[:, 1] == 1
+    spaced[:-1] |= arr[1:, 2] == 1
+    if n:
+        spaced[-1] = True
+    return numpy.isin(arr[:, 0], _BRACKET_IDS) | (numpy.isin(arr[:, 0], _QUOTE_IDS) & glued & spaced)
+
+
 def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
     """`presets` (the engine's int8: 1 forced, 0 forbidden, -1 predicted) with the predicted ones
-    set to forbidden at the tokens that close what came before them: a closing bracket, or a
-    closing quote glued to the word before it. Forced boundaries stay forced.
+    set to forbidden at `closing_marks`: the mark stays with the sentence it closes. Forced
+    boundaries stay forced.
 
     Why (issue 31): spaCy's tokenizer counts only " " as a token's trailing space, so a closing `"`
     followed by a line break or a tab looks like an opening quote glued to the next word to
     the frozen tok2vec (it reads SPACY), and the tagger and parser, which learnt from documents
     without whitespace tokens, put the boundary before the quote instead of after it."""
-    n = len(doc)
-    if n < 2:
+    if len(doc) < 2:
         return presets
-    arr = doc.to_array([ORTH, SPACY, IS_SPACE]).reshape((n, 3))
-    orth = arr[:, 0]
-    brackets = numpy.isin(orth, _BRACKET_IDS)
-    quotes = numpy.isin(orth, _QUOTE_IDS)
-    glued = numpy.zeros((n,), dtype=bool)
-    glued[1:] = (arr[:-1, 1] == 0) & (arr[:-1, 2] == 0)  # the token before: a word, no space after it
     out = presets.copy()
-    out[(brackets | (quotes & glued)) & (out == -1)] = 0
+    out[closing_marks(doc) & (out == -1)] = 0
+    return out
+
+
+def closing_quote_tags(doc: Doc, attrs: numpy.ndarray, names: Sequence[str]) -> numpy.ndarray:
+    """The engine's feature rows `attrs` (columns `names`) with the TAG of each closing quote
+    (`closing_marks`) that a tagger gave the opening-quote tag (PTB "``", for the reason in
+    `forbid_closing_starts`) read as the closing-quote tag "''": with the opening tag the parser
+    sees no boundary after the quote at all. `token.tag_` itself stays as the tagger set it."""
+    if "TAG" not in names or len(doc) < 2:
+        return attrs
+    col = list(names).index("TAG")
+    wrong = closing_marks(doc) & (attrs[:, col] == _OPENING_TAG)
+    if not wrong.any():
+        return attrs
+    out = attrs.copy()
+    out[wrong, col] = _CLOSING_TAG
     return out
 
 
 _BRACKET_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_BRACKETS)], dtype=numpy.uint64)
 _QUOTE_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_QUOTES)], dtype=numpy.uint64)
+_OPENING_TAG, _CLOSING_TAG = numpy.uint64(hash_string("``")), numpy.uint64(hash_string("''"))

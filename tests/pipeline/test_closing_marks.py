@@ -4,8 +4,11 @@ import itertools
 
 import pytest
 
-from spacy_joint_sbd.pipeline.doc_encoding import doc_presets
-from spacy_joint_sbd.pipeline.whitespace import forbid_closing_starts
+from spacy.strings import hash_string
+from spacy.tokens import Doc
+
+from spacy_joint_sbd.pipeline.doc_encoding import doc_attrs, doc_presets, engine_doc
+from spacy_joint_sbd.pipeline.whitespace import closing_quote_tags, forbid_closing_starts
 
 PAIRS = {'"': '"', "'": "'", ")": "(", "]": "[", "}": "{", "”": "“", "’": "‘", "»": "«"}
 WHITESPACE = [" ", "\n", "\n\n", "\r\n", "\t"]
@@ -76,3 +79,25 @@ def test_a_forced_closing_mark_stays_forced(trained_nlp):
     mark.is_sent_start = True
     doc = trained_nlp.get_pipe("joint_sbd_parser")(doc)
     assert doc[mark.i].is_sent_start and doc[mark.i]._.sent_start_prob == 1.0
+
+
+def test_a_quote_glued_on_both_sides_stays_free(trained_nlp):
+    """`said."Hello`: a missing space, the quote may open the next sentence."""
+    doc = Doc(trained_nlp.vocab, words=["He", "said", ".", '"', "Hello"], spaces=[True, False, False, False, False])
+    assert forbid_closing_starts(doc, doc_presets(doc))[3] == -1
+
+
+@pytest.mark.parametrize("ws", WHITESPACE)
+def test_closing_quotes_read_with_the_closing_tag(trained_nlp, ws):
+    """A tagger that sees a closing quote before a line break tags it as an opening one (`` like
+    en_core_web_sm's, from the SPACY feature): the parser reads the closing tag '' instead, so that
+    it still sees the boundary after the quote. Opening quotes keep their tag."""
+    words = ["He", "said", '"', "over", ".", '"'] + ([ws] if ws != " " else []) + ["The", "end"]
+    spaces = [True, True, False, False, False, ws == " "] + ([False] if ws != " " else []) + [True, False]
+    tags = ["PRP", "VBD", "``", "IN", ".", "``"] + (["_SP"] if ws != " " else []) + ["DT", "NN"]
+    doc = Doc(trained_nlp.vocab, words=words, spaces=spaces, tags=tags)
+    names = ["NORM", "TAG"]
+    fixed = closing_quote_tags(doc, doc_attrs(doc, names), names)
+    assert fixed[5, 1] == hash_string("''") and fixed[2, 1] == hash_string("``")
+    assert doc[5].tag_ == "``"  # the Doc keeps what the tagger said
+    assert engine_doc(doc, names).attrs[5, 1] == hash_string("''")
