@@ -36,7 +36,7 @@ n_rows = 131072
 """
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 LEARNERS = ("pa", "perceptron")
-PREDICTION_SETTINGS = ("beam_width", "sb_bias", "sb_bias_unpunctuated")
+PREDICTION_SETTINGS = ("beam_width", "sb_bias", "sb_bias_unpunctuated", "prior_weight")
 """Settings `spacy.load(..., config=...)` sets over the saved cfg; `validate_settings` checks
 them wherever they arrive."""
 
@@ -73,6 +73,7 @@ def _write_sent_start_probs(doc: Doc, probs: Sequence[float]) -> None:
         "document_level": True,
         "sb_bias": 0.0,
         "sb_bias_unpunctuated": None,
+        "prior_weight": 0.0,
         "context_clusters": [],
         "scorer": {"@scorers": "spacy_joint_sbd.joint_scorer.v1"},
     },
@@ -93,6 +94,7 @@ def make_joint_sbd_parser(
     sb_bias: float = 0.0,
     sb_bias_unpunctuated: Optional[float] = None,
     context_clusters: Optional[List[int]] = None,
+    prior_weight: float = 0.0,
 ) -> "JointSBDParser":
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
 
@@ -113,6 +115,10 @@ def make_joint_sbd_parser(
     sb_bias_unpunctuated: if set, used instead of `sb_bias` for Docs without any sentence-final
         punctuation mark (speech transcripts, unpunctuated chat): a model trained on mixed text can
         need a different operating point there. None = `sb_bias` everywhere.
+    prior_weight: w ≥ 0: when an earlier component wrote boundary probabilities p
+        (`doc._.boundary_probs`, e.g. `boundary_prior`), w · logit(p) is added to the score of the
+        move that starts a sentence at each token (`pipeline.prior_scores`); 0 = ignore them.
+        Prediction only, chosen on dev data with the SB biases (they re-centre it).
     context_clusters: contextual features (`pipeline.context_clusters`): the numbers of k-means
         clusters (e.g. [16, 128, 1024]) of the token vectors a tok2vec before this component
         leaves in `Doc.tensor`, fitted at `initialize`; each adds a feature column. [] = off.
@@ -122,7 +128,7 @@ def make_joint_sbd_parser(
     return JointSBDParser(nlp.vocab, model, name, beam_width=beam_width, update=update, sb_oracle=sb_oracle,
                           learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level,
                           scorer=scorer, sb_bias=sb_bias, sb_bias_unpunctuated=sb_bias_unpunctuated,
-                          context_clusters=context_clusters)
+                          context_clusters=context_clusters, prior_weight=prior_weight)
 
 
 @util.registry.scorers("spacy_joint_sbd.joint_scorer.v1")
@@ -149,6 +155,7 @@ class JointSBDParser(TrainablePipe):
         sb_bias: float = 0.0,
         sb_bias_unpunctuated: Optional[float] = None,
         context_clusters: Optional[Sequence[int]] = None,
+        prior_weight: float = 0.0,
     ) -> None:
         if update not in UPDATES:
             raise ValueError(f"[{name}] update must be one of {', '.join(UPDATES)}, got {update!r}")
@@ -157,7 +164,7 @@ class JointSBDParser(TrainablePipe):
         if learner not in LEARNERS:
             raise ValueError(f"[{name}] learner must be one of {', '.join(LEARNERS)}, got {learner!r}")
         validate_settings({"beam_width": beam_width, "sb_bias": sb_bias,
-                           "sb_bias_unpunctuated": sb_bias_unpunctuated}, name)
+                           "sb_bias_unpunctuated": sb_bias_unpunctuated, "prior_weight": prior_weight}, name)
         try:
             attrs = check_attrs(attrs)
         except ValueError as e:
@@ -172,6 +179,7 @@ class JointSBDParser(TrainablePipe):
             "learner": learner, "pa_c": pa_c, "attrs": attrs, "document_level": document_level,
             "sb_bias": float(sb_bias),
             "sb_bias_unpunctuated": None if sb_bias_unpunctuated is None else float(sb_bias_unpunctuated),
+            "prior_weight": float(prior_weight),
             "context_clusters": context_ks, "context": None,
         }
         self._context: Optional[ContextClusters] = None
@@ -261,7 +269,7 @@ class JointSBDParser(TrainablePipe):
         parser = self.parser
         level = self.cfg["document_level"]
         engine_docs = [engine_doc(d, self.cfg["attrs"], level, self._context) for d in docs]
-        if level and self.cfg.get("prior_weight"):
+        if level and self.cfg["prior_weight"]:
             for d, e in zip(docs, engine_docs):
                 e.sb_scores = prior_sb_scores(d, self.cfg["prior_weight"])
         biases = [self.sb_bias_for(d) for d in docs]
@@ -376,7 +384,7 @@ class JointSBDParser(TrainablePipe):
             raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes: {e})") from e
         self._load(cfg, lambda: super(JointSBDParser, self).from_bytes(bytes_data, exclude=exclude),
                    "not a joint_sbd_parser model: foreign or truncated bytes",
-                   keep=("sb_bias", "sb_bias_unpunctuated"))
+                   keep=("sb_bias", "sb_bias_unpunctuated", "prior_weight"))
         return self
 
     def _load(self, cfg: Dict, load: Callable[[], object], problem: str,
@@ -426,6 +434,9 @@ class JointSBDParser(TrainablePipe):
         unpunct = cfg.get("sb_bias_unpunctuated")
         if unpunct is not None and not _is_bias(unpunct):
             raise bad(f"sb_bias_unpunctuated {unpunct!r}")
+        weight = cfg.setdefault("prior_weight", 0.0)  # saved before the prior existed: none
+        if not _is_bias(weight) or weight < 0:
+            raise bad(f"prior_weight {weight!r}")
         try:
             cfg["attrs"] = check_attrs(cfg.get("attrs") or [])  # the constructor's spelling
         except (ValueError, AttributeError, TypeError) as e:
@@ -489,7 +500,8 @@ def has_final_punct(doc: Doc) -> bool:
 def validate_settings(cfg: Dict, name: str = "joint_sbd_parser") -> None:
     """Refuse, with a ValueError naming the component and the setting, a prediction setting of
     `cfg` that the search cannot use: `beam_width` an int >= 1, `sb_bias` a finite number,
-    `sb_bias_unpunctuated` None or a finite number (never a bool or a numeric string). Called at
+    `sb_bias_unpunctuated` None or a finite number, `prior_weight` a finite number >= 0 (never a
+    bool or a numeric string). Called at
     construction, at load and before each prediction (cfg may be changed by hand)."""
     beam = cfg.get("beam_width")
     if not isinstance(beam, numbers.Integral) or isinstance(beam, bool) or beam < 1:
@@ -499,6 +511,9 @@ def validate_settings(cfg: Dict, name: str = "joint_sbd_parser") -> None:
     unpunct = cfg.get("sb_bias_unpunctuated")
     if unpunct is not None and not _is_bias(unpunct):
         raise ValueError(f"[{name}] sb_bias_unpunctuated must be None or a finite number, got {unpunct!r}")
+    weight = cfg.get("prior_weight", 0.0)
+    if not _is_bias(weight) or weight < 0:
+        raise ValueError(f"[{name}] prior_weight must be a finite number >= 0, got {weight!r}")
 
 
 def _is_bias(value) -> bool:

@@ -97,3 +97,20 @@ def test_the_prior_moves_the_parsers_boundaries(trained_nlp, sample_examples):
     assert parse_with(0.99, 0.0) == base
     assert sum(parse_with(1.0, 1000.0)) > sum(base)
     assert sum(parse_with(0.0, 1000.0)) == 1
+
+
+def test_prior_weight_is_a_validated_setting(trained_nlp, trained_model_dir):
+    nlp = spacy.blank("en")
+    for bad in (float("nan"), -1.0, "1", True, None):
+        with pytest.raises(ValueError, match="prior_weight"):
+            nlp.add_pipe("joint_sbd_parser", name=f"p{len(nlp.pipe_names)}", config={"prior_weight": bad})
+    parser = trained_nlp.get_pipe("joint_sbd_parser")
+    old = parser.cfg["prior_weight"]
+    parser.cfg["prior_weight"] = float("inf")
+    try:
+        with pytest.raises(ValueError, match="prior_weight"):
+            trained_nlp("a short text")
+    finally:
+        parser.cfg["prior_weight"] = old
+    loaded = spacy.load(trained_model_dir, config={"components": {"joint_sbd_parser": {"prior_weight": 0.7}}})
+    assert loaded.get_pipe("joint_sbd_parser").cfg["prior_weight"] == 0.7
