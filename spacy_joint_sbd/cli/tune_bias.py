@@ -77,6 +77,52 @@ def sweep_sb_bias(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key
     return {b: s["sents_f"] for b, s in sweep_sb_bias_scores(nlp, gold_docs, grid, key, component).items()}
 
 
+PRIOR_WEIGHTS = (0.3, 0.5, 1.0)
+"""The `prior_weight` values `tune_prior` tries (besides 0, no prior)."""
+PRIOR_PUNCT_SHIFTS = (0.0, 1.5, 2.6, 3.5)
+PRIOR_UNPUNCT_SHIFTS = (0.0, 1.0, 1.8, 2.6)
+"""Shifts k of the SB biases, added as w·k: a boundary prior's log-odds are mostly negative (its
+base rate, about 7% of tokens, is logit −2.6), which the parser's own SB weights already carry;
+the shift re-centres them."""
+
+
+def tune_prior(nlp: Language, punct_docs: Sequence, unpunct_sets: Sequence[Sequence],
+               weights: Sequence[float] = PRIOR_WEIGHTS, punct_shifts: Sequence[float] = PRIOR_PUNCT_SHIFTS,
+               unpunct_shifts: Sequence[float] = PRIOR_UNPUNCT_SHIFTS,
+               component: str = "joint_sbd_parser") -> Tuple[Dict[str, float], List[Dict]]:
+    """Choose `prior_weight` w and the SB biases on dev: for each w, `sb_bias` = its current
+    value + w·k on `punct_docs` (F1) and `sb_bias_unpunctuated` = its current value (or
+    `sb_bias`) + w·k on `unpunct_sets` (mean F1); the w of the best F1 + mean unpunctuated F1
+    wins, w = 0 (the current settings, no prior) included, so a prior is only used where dev
+    says it helps. The component's cfg is left as it was. Returns (chosen settings, every
+    score tried)."""
+    pipe = _joint_component(nlp, component)
+    before = {k: pipe.cfg[k] for k in (*KEYS, "prior_weight")}
+    base_p = before["sb_bias"]
+    base_u = before["sb_bias_unpunctuated"] if before["sb_bias_unpunctuated"] is not None else base_p
+    table: List[Dict] = []
+    best: Tuple[Optional[Dict[str, float]], float] = (None, -1.0)
+    try:
+        for w in (0.0, *[float(x) for x in weights if x]):
+            pipe.cfg["prior_weight"] = w
+            ps = punct_shifts if w else (0.0,)
+            us = unpunct_shifts if w else (0.0,)
+            punct = sweep_sb_bias_scores(nlp, punct_docs, [base_p + w * k for k in ps], "sb_bias", component)
+            unpunct = [sweep_sb_bias_scores(nlp, docs, [base_u + w * k for k in us], "sb_bias_unpunctuated", component)
+                       for docs in unpunct_sets]
+            mean_u = {b: sum(u[b]["sents_f"] for u in unpunct) / len(unpunct) for b in unpunct[0]}
+            bp = best_bias({b: s["sents_f"] for b, s in punct.items()})
+            bu = best_bias(mean_u)
+            table.append({"prior_weight": w, "sb_bias": {str(b): s for b, s in punct.items()},
+                          "sb_bias_unpunctuated": {str(b): [u[b] for u in unpunct] for b in unpunct[0]}})
+            total = punct[bp]["sents_f"] + mean_u[bu]
+            if total > best[1] + 1e-9:
+                best = ({"prior_weight": w, "sb_bias": bp, "sb_bias_unpunctuated": bu}, total)
+    finally:
+        pipe.cfg.update(before)
+    return best[0], table
+
+
 def best_bias(f1: Dict[float, float]) -> float:
     """The bias of the highest F1 (to 6 decimals); ties go to the bias nearest 0."""
     return max(f1, key=lambda b: (round(f1[b], 6), -abs(b)))

@@ -114,3 +114,28 @@ def test_prior_weight_is_a_validated_setting(trained_nlp, trained_model_dir):
         parser.cfg["prior_weight"] = old
     loaded = spacy.load(trained_model_dir, config={"components": {"joint_sbd_parser": {"prior_weight": 0.7}}})
     assert loaded.get_pipe("joint_sbd_parser").cfg["prior_weight"] == 0.7
+
+
+def test_tune_prior_keeps_no_prior_unless_dev_gains(trained_nlp, sample_examples, prior_nlp):
+    from spacy_joint_sbd.cli.tune_bias import tune_prior
+
+    _, examples = sample_examples
+    dev = [eg.reference for eg in examples[24:]]
+    star = [eg.reference for eg in examples[24:27]]
+    parser = trained_nlp.get_pipe("joint_sbd_parser")
+    before = dict(parser.cfg)
+    # no component writes probabilities: every weight scores the same, and w = 0 stays
+    chosen, table = tune_prior(trained_nlp, dev, [star], weights=(0.5,), punct_shifts=(0.0, 2.0),
+                               unpunct_shifts=(0.0,))
+    assert chosen["prior_weight"] == 0.0 and len(table) == 2
+    assert set(table[1]["sb_bias"]) == {str(parser.cfg["sb_bias"]), str(parser.cfg["sb_bias"] + 1.0)}
+    trained_nlp.add_pipe("boundary_prior", source=prior_nlp, before="joint_sbd_parser")
+    try:
+        chosen, table = tune_prior(trained_nlp, dev, [star], weights=(0.5, 1.0), punct_shifts=(0.0, 2.0),
+                                   unpunct_shifts=(0.0, 2.0))
+        assert chosen["prior_weight"] in (0.0, 0.5, 1.0) and len(table) == 3
+        base = str(parser.cfg["sb_bias"])
+        assert any(row["sb_bias"][base] != table[0]["sb_bias"][base] for row in table[1:])  # the prior moves the parses
+    finally:
+        trained_nlp.remove_pipe("boundary_prior")
+    assert parser.cfg == before
