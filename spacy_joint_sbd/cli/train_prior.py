@@ -1,4 +1,5 @@
 """`train-prior SRC... OUTPUT`: the boundary_prior trained in bulk on running text or text shards."""
+import time
 from pathlib import Path
 from typing import List, Optional
 
@@ -41,10 +42,13 @@ def train_prior_cli(
         nlp = spacy.blank("en")
         pipe = nlp.add_pipe("boundary_prior", config={"model": {"n_rows": n_rows}})
         docs = _docs(sources, nlp, split_list(variants) or ["plain"], iter_text_docs, load_manifest, read_shards)
+        start = time.process_time()
         train, held = encode_docs(pipe.boundary_model, tqdm(docs, desc="encode", unit="doc", mininterval=5),
                                   held_out_every, max_words)
         msg.info(f"{train.tokens:,} training tokens in {len(train.docs):,} documents, {held.tokens:,} held out")
+        encode_s = time.process_time() - start
         stats = train_encoded(pipe.boundary_model, train, held, epochs=epochs, lr=lr, seed=seed, log=msg.text)
+        stats["encode_cpu_s"] = encode_s  # reading, tokenizing, deriving boundaries, encoding
         pipe.cfg["platt"] = list(pipe.boundary_model.platt)
         with atomic_dir(output) as tmp:
             nlp.to_disk(tmp)
