@@ -14,10 +14,8 @@ the reference's sentence starts) or in bulk with `BoundaryPriorPipe.boundary_mod
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
-import srsly
 from spacy import util
 from spacy.language import Language
-from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Token
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
@@ -26,6 +24,7 @@ from thinc.api import Config, Model
 from ..boundary import DOC_PROBS, BoundaryModel
 from ..boundary.features import train_doc
 from ..boundary.model import DEFAULT_N_ROWS, DEFAULT_WINDOW
+from ._weights_pipe import WeightsPipe
 
 DEFAULT_PRIOR_MODEL = Config().from_str(f"""
 [model]
@@ -89,8 +88,10 @@ def score_prior(examples: Iterable[Example], threshold: float = 0.5, **kwargs) -
     return {"prior_p": p, "prior_r": r, "prior_f": 2 * p * r / (p + r) if p + r else 0.0}
 
 
-class BoundaryPriorPipe(TrainablePipe):
+class BoundaryPriorPipe(WeightsPipe):
     """Per-token sentence-start probabilities from a hashed logistic-regression model."""
+
+    kind = "boundary_prior"
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "boundary_prior", *,
                  window: int = DEFAULT_WINDOW, learn_rate: float = 0.1, pos_weight: float = 1.0,
@@ -164,42 +165,10 @@ class BoundaryPriorPipe(TrainablePipe):
         self.cfg["window"] = state["window"]
         self.model.set_param("W", state["W"])
 
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        self._sync_model()
-        return srsly.msgpack_dumps({"cfg": srsly.json_dumps(self.cfg), "model": self.model.to_bytes()})
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "BoundaryPriorPipe":
-        try:
-            msg = srsly.msgpack_loads(bytes_data)
-            cfg = srsly.json_loads(msg["cfg"])
-            self.model.from_bytes(msg["model"])
-        except Exception as e:  # noqa: BLE001 - msgpack/thinc raise many types on foreign bytes
-            raise ValueError(f"[{self.name}] not a boundary_prior model (foreign or truncated bytes: {e})") from e
-        self._adopt(cfg)
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = util.ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        self._sync_model()
-        srsly.write_json(path / "cfg", self.cfg)
-        self.model.to_disk(path / "model")
-
-    def from_disk(self, path, *, exclude=tuple()) -> "BoundaryPriorPipe":
-        path = util.ensure_path(path)
-        if not (path / "cfg").exists() or not (path / "model").exists():
-            raise ValueError(f"[{self.name}] {path} has no cfg/model: not a saved boundary_prior")
-        try:
-            cfg = srsly.read_json(path / "cfg")
-            self.model.from_disk(path / "model")
-        except Exception as e:  # noqa: BLE001 - srsly/thinc raise many types on foreign files
-            raise ValueError(f"[{self.name}] {path}: truncated or foreign model ({type(e).__name__}: {e})") from e
-        self._adopt(cfg)
-        return self
-
-    def _adopt(self, cfg) -> None:
+    def _adopt(self, cfg, load: Callable[[], object]) -> None:
         if not isinstance(cfg, dict) or "platt" not in cfg or "window" not in cfg:
             raise ValueError(f"[{self.name}] truncated or foreign cfg (no platt/window)")
+        load()
         bm = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"])
         try:
             bm.set_state({"W": self.model.get_param("W"), "window": cfg["window"], "platt": cfg["platt"]})
