@@ -14,7 +14,7 @@ from pathlib import Path
 
 import spacy
 
-from spacy_joint_sbd.cli.tune_bias import tune_prior
+from spacy_joint_sbd.cli.tune_bias import PRIOR_WEIGHTS, tune_prior
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.running_text import iter_text_docs
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
@@ -28,12 +28,16 @@ def main() -> None:
     ap.add_argument("--text-dev", type=Path, required=True, help="a running-text dev folder (e.g. AMI dev)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--metrics", type=Path, default=None)
+    ap.add_argument("--weights", default=",".join(map(str, PRIOR_WEIGHTS)), help="prior weights tried besides 0")
+    ap.add_argument("--text-dev-every", type=int, default=1, help="every k-th document of --text-dev (a share)")
     args = ap.parse_args()
     nlp = spacy.load(args.pipeline)
     nlp.add_pipe("boundary_prior", source=spacy.load(args.prior), before="joint_sbd_parser")
     dev = {v: load_gold_docs(args.dev, nlp.vocab, v) for v in ("plain", "star")}
     text_dev = list(iter_text_docs([args.text_dev], nlp, variants=["star"], root=args.text_dev.parent, allow_dev=True))
-    chosen, table = tune_prior(nlp, dev["plain"], [dev["star"], text_dev])
+    text_dev = text_dev[:: max(1, args.text_dev_every)]
+    weights = [float(w) for w in args.weights.split(",") if w.strip()]
+    chosen, table = tune_prior(nlp, dev["plain"], [dev["star"], text_dev], weights=weights)
     parser = nlp.get_pipe("joint_sbd_parser")
     config = nlp.get_pipe_config("joint_sbd_parser")
     for key, value in chosen.items():

@@ -22,6 +22,8 @@ def train_prior_cli(
     max_words: Optional[int] = typer.Option(None, "--max-words", help="stop reading after this many training tokens"),
     n_rows: int = typer.Option(1 << 21, "--n-rows", help="hash buckets (4 bytes each on disk)"),
     held_out_every: int = typer.Option(50, "--held-out-every", help="every k-th document calibrates, never trains"),
+    every_file: int = typer.Option(1, "--every-file", help="read every k-th .txt file of each text folder (a share "
+                                                           "spread over the folder; treebanks and shards are read whole)"),
     seed: int = typer.Option(0, "--seed"),
 ) -> None:
     """Train a `boundary_prior` on punctuated running text (sentence starts derived from its
@@ -32,16 +34,14 @@ def train_prior_cli(
     from tqdm import tqdm
 
     from ..boundary.train import encode_docs, train_encoded
-    from ..corpus.running_text import iter_text_docs
-    from ..corpus.text_shards import load_manifest, read_shards
     from ..pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
 
     with user_errors():
-        if epochs < 1 or not lr > 0 or n_rows < 1 or (max_words is not None and max_words < 1):
-            raise ValueError("--epochs, --lr, --n-rows and --max-words must be positive")
+        if epochs < 1 or not lr > 0 or n_rows < 1 or every_file < 1 or (max_words is not None and max_words < 1):
+            raise ValueError("--epochs, --lr, --n-rows, --every-file and --max-words must be positive")
         nlp = spacy.blank("en")
         pipe = nlp.add_pipe("boundary_prior", config={"model": {"n_rows": n_rows}})
-        docs = _docs(sources, nlp, split_list(variants) or ["plain"], iter_text_docs, load_manifest, read_shards)
+        docs = _docs(sources, nlp, split_list(variants) or ["plain"], every_file)
         start = time.process_time()
         train, held = encode_docs(pipe.boundary_model, tqdm(docs, desc="encode", unit="doc", mininterval=5),
                                   held_out_every, max_words)
@@ -53,13 +53,15 @@ def train_prior_cli(
         with atomic_dir(output) as tmp:
             nlp.to_disk(tmp)
             srsly.write_json(tmp / "prior_training.json", {**stats, "variants": variants, "lr": lr, "seed": seed,
+                                                           "every_file": every_file,
                                                            "sources": [p.name for p in sources]})
     msg.good(f"{output}: boundary_prior, {stats['train_cpu_s']:.0f} CPU s of SGD, Platt {stats['platt']}")
 
 
-def _docs(sources, nlp, variants, iter_text_docs, load_manifest, read_shards):
+def _docs(sources, nlp, variants, every_file: int):
     from ..corpus.conllu import read_conllu
-    from ..corpus.running_text import record_doc, variant_record
+    from ..corpus.running_text import iter_text_docs, iter_text_files, record_doc, variant_record
+    from ..corpus.text_shards import load_manifest, read_shards
 
     for src in sources:
         if not src.exists():
@@ -74,4 +76,5 @@ def _docs(sources, nlp, variants, iter_text_docs, load_manifest, read_shards):
         elif load_manifest(src) is not None:
             yield from read_shards(src, nlp.vocab)
         else:
-            yield from iter_text_docs([src], nlp, variants=variants, root=src.parent)
+            files = [tf.path for tf in iter_text_files([src], root=src.parent)][::every_file]
+            yield from iter_text_docs(files, nlp, variants=variants, root=src.parent)

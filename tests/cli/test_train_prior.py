@@ -27,6 +27,11 @@ def test_train_prior_on_text(tmp_path):
     assert proc.returncode == 0, proc.stderr + proc.stdout
     stats = srsly.read_json(out / "prior_training.json")
     assert stats["train_tokens"] > 0 and stats["held_out_tokens"] > 0 and len(stats["epochs"]) == 2
+    share = tmp_path / "share"
+    proc = run("train-prior", src, "--output", share, "--epochs", "1", "--n-rows", "65536", "--every-file", "3")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    counted = srsly.read_json(share / "prior_training.json")
+    assert 0 < counted["train_tokens"] + counted["held_out_tokens"] < stats["train_tokens"] + stats["held_out_tokens"]
     nlp = spacy.load(out)
     doc = nlp("We walked to the harbour. Nobody was there")
     probs = doc._.get(DOC_PROBS)
