@@ -58,7 +58,7 @@ def train_encoded(model: BoundaryModel, train: Encoded, held: Optional[Encoded] 
         raise ValueError("no training document with two or more words")
     rng = random.Random(seed)
     order = list(range(len(train.docs)))
-    stats: Dict = {"epochs": [], "train_tokens": train.tokens}
+    stats: Dict = {"epochs": [], "train_tokens": train.tokens, "held_out_tokens": 0 if held is None else held.tokens}
     start = time.process_time()
     for epoch in range(epochs):
         rng.shuffle(order)
@@ -77,6 +77,5 @@ def train_encoded(model: BoundaryModel, train: Encoded, held: Optional[Encoded] 
         xs = numpy.concatenate([score_doc(table, a)[1:] for a, _ in held.docs]).astype(numpy.float64)
         ys = numpy.concatenate([g[1:] for _, g in held.docs]).astype(numpy.float64)
         model.platt = platt_fit(xs, ys)
-        stats["held_out_tokens"] = held.tokens
     stats["platt"] = list(model.platt)
     return stats
