@@ -12,8 +12,7 @@ Documents are encoded over their non-space tokens: a whitespace token (a line br
 line) never starts a sentence here, it is *evidence* about the gap it stands in (`COL_GAP`).
 """
 import math
-import random
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy
 from spacy.attrs import IS_SPACE, LOWER, ORTH, PREFIX, SHAPE, SUFFIX
@@ -147,26 +146,6 @@ class BoundaryModel:
         g = self.gold(doc, pos) if gold is None else gold
         return train_doc(self.weights, attrs, g, lr, pos_weight)
 
-    def train(self, get_docs: Callable[[], Iterable[Doc]], epochs: int = 2, lr: float = 0.1,
-              pos_weight: float = 1.0, shuffle_buffer: int = 2000, seed: int = 0,
-              progress: Optional[Callable[[Iterable], Iterable]] = None) -> List[float]:
-        """`epochs` passes over the documents `get_docs()` yields (streamed: a buffer of
-        `shuffle_buffer` documents is shuffled at a time, seeded), the step size decaying as
-        lr / (1 + epoch). Returns the mean log loss per trained gap of each epoch."""
-        rng = random.Random(seed)
-        losses = []
-        for epoch in range(epochs):
-            total, gaps = 0.0, 0
-            step = lr / (1 + epoch)
-            docs = get_docs() if progress is None else progress(get_docs())
-            for batch in _buffered(docs, shuffle_buffer):
-                rng.shuffle(batch)
-                for doc in batch:
-                    total += self.update(doc, lr=step, pos_weight=pos_weight)
-                    gaps += max(0, sum(1 for t in doc if not t.is_space) - 1)
-            losses.append(total / max(1, gaps))
-        return losses
-
     # ------------------------------------------------------------------ prediction
     def logits(self, doc: Doc, table: Optional[numpy.ndarray] = None) -> Tuple[numpy.ndarray, numpy.ndarray]:
         """(log-odds of the non-space tokens, their positions), uncalibrated; the first one's is 0."""
@@ -254,13 +233,3 @@ def platt_fit(x: numpy.ndarray, y: numpy.ndarray, iters: int = 50) -> Tuple[floa
             break
     return float(a), float(b)
 
-
-def _buffered(items: Iterable, size: int) -> Iterator[list]:
-    batch = []
-    for x in items:
-        batch.append(x)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

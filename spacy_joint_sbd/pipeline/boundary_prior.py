@@ -8,7 +8,7 @@ sentence boundaries itself: the joint parser reads the probabilities as evidence
 (`joint_sbd_parser`'s `prior_weight`), and so does anything else that wants them.
 
 Train it with `spacy train` (each `update` is one SGD pass over the batch's documents, gold from
-the reference's sentence starts) or in bulk with `BoundaryPriorPipe.boundary_model.train` /
+the reference's sentence starts) or in bulk with `boundary.train` (`encode_docs`, `train_encoded`) /
 `python -m spacy_joint_sbd train-prior`; `calibrate` fits Platt scaling on held-out documents.
 """
 from typing import Callable, Dict, Iterable, List, Optional

@@ -8,6 +8,7 @@ from spacy.tokens import Doc
 from spacy_joint_sbd.boundary import BoundaryModel, platt_fit
 from spacy_joint_sbd.boundary.features import N_ATTR_COLS, score_doc, train_doc
 from spacy_joint_sbd.boundary.model import MARK_CLOSER, MARK_FINAL, MARK_PUNCT, MARK_WORD, mark_class
+from spacy_joint_sbd.boundary.train import encode_docs, train_encoded
 from spacy_joint_sbd.corpus.docs import record_to_doc
 from spacy_joint_sbd.corpus.variants import apply_variant
 from spacy_joint_sbd.learn import HashedWeights
@@ -70,7 +71,8 @@ def test_learns_boundaries_and_calibrates(nlp, sample_docs):
     train, held = sample_docs[:22], sample_docs[22:]
     docs = gold_docs(nlp, train, "plain") + gold_docs(nlp, train, "star")
     bm = BoundaryModel(1 << 18)
-    losses = bm.train(lambda: docs, epochs=3, lr=0.1)
+    train, _ = encode_docs(bm, docs, held_out_every=0)
+    losses = [e["loss"] for e in train_encoded(bm, train, epochs=3, lr=0.1)["epochs"]]
     assert losses[-1] < losses[0]
     test = gold_docs(nlp, held, "plain")
     tp = fp = fn = 0
@@ -89,7 +91,7 @@ def test_learns_boundaries_and_calibrates(nlp, sample_docs):
 def test_state_round_trip(nlp, sample_docs):
     docs = gold_docs(nlp, sample_docs[:5], "plain")
     bm = BoundaryModel(1 << 12)
-    bm.train(lambda: docs, epochs=1)
+    train_encoded(bm, encode_docs(bm, docs, held_out_every=0)[0], epochs=1)
     bm.platt = (0.9, -0.2)
     other = BoundaryModel(1 << 12)
     other.set_state(bm.get_state())
