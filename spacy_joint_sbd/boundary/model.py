@@ -175,16 +175,22 @@ class BoundaryModel:
         """Fit Platt's (a, b) on held-out `docs` (their sentence starts as gold) by Newton's
         method on the log loss; sets and returns them. Documents the model trained on would make
         it over-confident: use held-out ones."""
-        xs, ys = [], []
-        table = self.table()
+        pairs = []
         for doc in docs:
-            s, pos = self.logits(doc, table)
+            attrs, pos = self.encode(doc)
             if len(pos) > 1:
-                xs.append(s[1:].astype(numpy.float64))
-                ys.append(self.gold(doc, pos)[1:].astype(numpy.float64))
-        if not xs:
+                pairs.append((attrs, self.gold(doc, pos)))
+        return self.calibrate_encoded(pairs, iters)
+
+    def calibrate_encoded(self, pairs: Sequence[Tuple[numpy.ndarray, numpy.ndarray]], iters: int = 50) -> Tuple[float, float]:
+        """`calibrate` on documents already encoded as (attrs, gold) pairs."""
+        pairs = [(a, g) for a, g in pairs if len(g) > 1]
+        if not pairs:
             raise ValueError("calibrate: no document with two or more words")
-        self.platt = platt_fit(numpy.concatenate(xs), numpy.concatenate(ys), iters)
+        table = self.table()
+        xs = numpy.concatenate([score_doc(table, a)[1:] for a, _ in pairs]).astype(numpy.float64)
+        ys = numpy.concatenate([g[1:] for _, g in pairs]).astype(numpy.float64)
+        self.platt = platt_fit(xs, ys, iters)
         return self.platt
 
     # ------------------------------------------------------------------ serialization

@@ -14,8 +14,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 import numpy
 from spacy.tokens import Doc
 
-from .features import score_doc, train_doc
-from .model import BoundaryModel, platt_fit
+from .features import train_doc
+from .model import BoundaryModel
 
 
 @dataclass
@@ -73,9 +73,6 @@ def train_encoded(model: BoundaryModel, train: Encoded, held: Optional[Encoded] 
             log(f"epoch {epoch}: log loss {loss:.4f}, {time.process_time() - start:.0f} CPU s")
     stats["train_cpu_s"] = time.process_time() - start
     if held is not None and held.docs:
-        table = model.table()
-        xs = numpy.concatenate([score_doc(table, a)[1:] for a, _ in held.docs]).astype(numpy.float64)
-        ys = numpy.concatenate([g[1:] for _, g in held.docs]).astype(numpy.float64)
-        model.platt = platt_fit(xs, ys)
+        model.calibrate_encoded(held.docs)
     stats["platt"] = list(model.platt)
     return stats
