@@ -7,17 +7,63 @@ The prior goes right before `joint_sbd_parser`; `cli.tune_bias.tune_prior` choos
 `sb_bias` (EWT dev plain) and `sb_bias_unpunctuated` (EWT dev star + the star variant of the
 running-text dev folder, mean F1), keeping w = 0 unless dev gains; the choice is written into the
 saved pipeline's config and into `--metrics`.
+
+Then `token._.sent_start_prob` is calibrated (`pipeline.calibration`) at that operating point:
+fitted on EWT dev plain (punctuated regime) and EWT dev star + the running-text dev share
+(unpunctuated), saved with the parser. `--metrics` gets its expected calibration error per set,
+cross-fitted over documents (2 folds: each document scored by a calibrator that never saw it);
+`--curves DIR` gets the reliability diagram of those cross-fitted probabilities.
 """
 import argparse
 import json
 from pathlib import Path
 
+import numpy
 import spacy
 
 from spacy_joint_sbd.cli.tune_bias import PRIOR_WEIGHTS, tune_prior
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.running_text import iter_text_docs
+from spacy_joint_sbd.pipeline import calibration
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
+
+
+def calibrate(nlp, sets, curves: Path = None) -> dict:
+    """Fit the parser's calibration on `sets` ({name: gold docs}), set it, return ECE figures."""
+    rows = {name: calibration.collect(nlp, docs) for name, docs in sets.items()}
+    flat = [r for name in sets for r in rows[name]]
+    crossed = calibration.cross_fitted(flat)
+    report, start = {}, 0
+    for name in sets:
+        probs = crossed[start:start + len(rows[name])]
+        start += len(rows[name])
+        p = numpy.concatenate(probs) if probs else numpy.zeros(0)
+        y = numpy.concatenate([r[1] for r in rows[name]]) if rows[name] else numpy.zeros(0)
+        report[name] = {"ece": calibration.expected_calibration_error(p, y), "tokens": int(len(y)),
+                        "reliability": calibration.reliability(p, y)}
+        print(f"calibration {name}: ECE {report[name]['ece']:.4f} (cross-fitted, {len(y)} tokens)")
+    coef = calibration.fit_regimes(flat)
+    nlp.get_pipe("joint_sbd_parser").cfg["calibration"] = coef
+    if curves is not None:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        curves.mkdir(parents=True, exist_ok=True)
+        fig, ax = plt.subplots(figsize=(5.5, 4.5))
+        ax.plot([0, 1], [0, 1], ":", color="grey", label="perfectly calibrated")
+        for name, r in report.items():
+            ax.plot([b["mean_prob"] for b in r["reliability"]], [b["frequency"] for b in r["reliability"]], "o-",
+                    ms=4, label=f"{name} (ECE {r['ece']:.3f})")
+        ax.set_xlabel("mean sent_start_prob in the bin")
+        ax.set_ylabel("share of tokens that start a gold sentence")
+        ax.set_title("Calibrated sent_start_prob (cross-fitted on dev)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(curves / "calibration_reliability.png", dpi=120)
+        plt.close(fig)
+    return {"coefficients": coef, "features": list(calibration.FEATURES), "sets": report}
 
 
 def main() -> None:
@@ -28,6 +74,7 @@ def main() -> None:
     ap.add_argument("--text-dev", type=Path, required=True, help="a running-text dev folder (e.g. AMI dev)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--metrics", type=Path, default=None)
+    ap.add_argument("--curves", type=Path, default=None, help="folder for calibration_reliability.png")
     ap.add_argument("--weights", default=",".join(map(str, PRIOR_WEIGHTS)), help="prior weights tried besides 0")
     ap.add_argument("--text-dev-every", type=int, default=1, help="every k-th document of --text-dev (a share)")
     args = ap.parse_args()
@@ -44,10 +91,11 @@ def main() -> None:
         parser.cfg[key] = value
         config[key] = value
     print(f"chosen on dev: {chosen}")
+    calib = calibrate(nlp, {"EWT dev": dev["plain"], "EWT dev*": dev["star"], "text dev*": text_dev}, args.curves)
     nlp.to_disk(args.out)
     if args.metrics:
         args.metrics.parent.mkdir(parents=True, exist_ok=True)
-        args.metrics.write_text(json.dumps({"chosen": chosen, "tuning": table}, indent=2))
+        args.metrics.write_text(json.dumps({"chosen": chosen, "tuning": table, "calibration": calib}, indent=2))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 import srsly
 from spacy import util
-from spacy.attrs import IDX
+from spacy.attrs import IDX, SENT_START
 from spacy.language import Language
 from spacy.pipeline import Sentencizer, TrainablePipe
 from spacy.tokens import Doc, Token
@@ -25,6 +25,7 @@ from thinc.api import Config, Model
 from ..corpus.docs import doc_name
 from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
+from . import calibration
 from .context_clusters import ContextClusters, check_ks, with_tensor
 from .doc_encoding import UnusableExample, check_attrs, engine_doc, expand_parse, gold_engine_doc, set_parse
 from .prior_scores import prior_sb_scores
@@ -43,10 +44,11 @@ them wherever they arrive."""
 if not Token.has_extension("sent_start_prob"):
     Token.set_extension("sent_start_prob", default=None)
 """`token._.sent_start_prob`, set by the component in whole-document mode: the probability that a
-sentence starts at the token, = the summed softmax weight (softmax over the scores of the final
-beam items) of the final items that make a boundary there. 1.0 / 0.0 where every / no final item
-does (always at forced / forbidden boundaries); 0 or 1 with beam_width 1. Raw perceptron scores
-make it peaked: it ranks boundaries, it is not calibrated."""
+sentence starts at the token. With a fitted calibration (`cfg["calibration"]`, `pipeline.calibration`:
+fitted on dev documents, as the default pipeline's is) a calibrated probability from the parser's
+decision, the boundary prior and the beam; without one, the summed softmax weight of the final
+beam items that make a boundary there, which saturates to 0 / 1 on all but short documents. 1.0 /
+0.0 at forced / forbidden boundaries, 1.0 at the first token, 0.0 on whitespace tokens."""
 
 
 def _write_sent_start_probs(doc: Doc, probs: Sequence[float]) -> None:
@@ -180,7 +182,7 @@ class JointSBDParser(TrainablePipe):
             "sb_bias": float(sb_bias),
             "sb_bias_unpunctuated": None if sb_bias_unpunctuated is None else float(sb_bias_unpunctuated),
             "prior_weight": float(prior_weight),
-            "context_clusters": context_ks, "context": None,
+            "context_clusters": context_ks, "context": None, "calibration": None,
         }
         self._context: Optional[ContextClusters] = None
         """The fitted contextual clusters (`cfg["context"]` is their saved form), None if off."""
@@ -292,10 +294,16 @@ class JointSBDParser(TrainablePipe):
 
     def set_annotations(self, docs: Iterable[Doc], parses: List[Parse]) -> None:
         labels = self.parser.labels
+        coefs = self.cfg.get("calibration")
         for doc, parse in zip(docs, parses):
+            probs = parse.sent_start_probs if self.cfg["document_level"] else None
+            if probs is not None and coefs and len(doc):
+                presets = doc.to_array([SENT_START]).reshape((len(doc),))  # before the parse overwrites them
+                coef = coefs[calibration.regime(has_final_punct(doc))]
+                probs = calibration.calibrated_probs(doc, parse.sent_starts, probs, coef, presets)
             set_parse(doc, parse, labels)
-            if self.cfg["document_level"] and parse.sent_start_probs is not None:
-                _write_sent_start_probs(doc, parse.sent_start_probs.tolist())
+            if probs is not None:
+                _write_sent_start_probs(doc, probs.tolist())
 
     # -------------------------------------------------------------------------- training
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
@@ -440,6 +448,10 @@ class JointSBDParser(TrainablePipe):
         try:
             cfg["attrs"] = check_attrs(cfg.get("attrs") or [])  # the constructor's spelling
         except (ValueError, AttributeError, TypeError) as e:
+            raise bad(str(e)) from None
+        try:  # saved before calibration existed: none
+            cfg["calibration"] = calibration.check_calibration(cfg.get("calibration"), "calibration")
+        except ValueError as e:
             raise bad(str(e)) from None
         if cfg.get("context") is not None:
             try:

@@ -35,14 +35,14 @@ def test_baselines_workflow_smoke(tmp_path):
                "--vars.shared_data", str(DATA), "--vars.variant", variant]
         return subprocess.run(cmd, capture_output=True, text=True, cwd=proj)
 
-    for variant in ("plain", "star"):
-        proc = run(variant)
-        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    # one variant (star: the variable reaches every command); plain is the same workflow with its default
+    proc = run("star")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     metrics = sorted(p.name for p in (proj / "metrics" / "baselines").glob("*.json"))
-    assert len(metrics) == 6
+    assert metrics == sorted(f"ewt-star-{s}.json" for s in ("senter", "sentencizer", "tagger_parser")), metrics
     table = (proj / "results" / "baselines.md").read_text()
-    assert "sentencizer" in table and "tagger_parser" in table and "star" in table and "plain" in table
-    m = json.loads((proj / "metrics/baselines/ewt-plain-tagger_parser.json").read_text())
+    assert "sentencizer" in table and "tagger_parser" in table and "star" in table
+    m = json.loads((proj / "metrics/baselines/ewt-star-tagger_parser.json").read_text())
     assert m["dep_las"] is not None and m["documents"] == 316
     # a rerun skips what is done
     proc = run("star")
