@@ -39,5 +39,8 @@ setup(
         language_level=3,
         compiler_directives={"boundscheck": os.environ.get("SJS_BOUNDSCHECK") == "1",
                              "wraparound": False, "cdivision": True},
+        nthreads=os.cpu_count() or 1,
     ),
+    # compile the C files on every core (pip install -e . spends most of its time here)
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
 )

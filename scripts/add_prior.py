@@ -8,6 +8,9 @@ The prior goes right before `joint_sbd_parser`; `cli.tune_bias.tune_prior` choos
 running-text dev folder, mean F1), keeping w = 0 unless dev gains; the choice is written into the
 saved pipeline's config and into `--metrics`.
 
+A blank line is a boundary (`newline_boundaries` in `paragraph` mode first in the pipeline;
+`--newlines ignore` leaves it out; `segment --newlines` overrides it at run time).
+
 Then `token._.sent_start_prob` is calibrated (`pipeline.calibration`) at that operating point:
 fitted on EWT dev plain (punctuated regime) and EWT dev star + the running-text dev share
 (unpunctuated), saved with the parser. `--metrics` gets its expected calibration error per set,
@@ -77,9 +80,13 @@ def main() -> None:
     ap.add_argument("--curves", type=Path, default=None, help="folder for calibration_reliability.png")
     ap.add_argument("--weights", default=",".join(map(str, PRIOR_WEIGHTS)), help="prior weights tried besides 0")
     ap.add_argument("--text-dev-every", type=int, default=1, help="every k-th document of --text-dev (a share)")
+    ap.add_argument("--newlines", default="paragraph", choices=("ignore", "line", "paragraph"),
+                    help="newline_boundaries first in the pipeline: blank lines (paragraph) are boundaries")
     args = ap.parse_args()
     nlp = spacy.load(args.pipeline)
     nlp.add_pipe("boundary_prior", source=spacy.load(args.prior), before="joint_sbd_parser")
+    if args.newlines != "ignore" and "newline_boundaries" not in nlp.pipe_names:
+        nlp.add_pipe("newline_boundaries", first=True, config={"mode": args.newlines})
     dev = {v: load_gold_docs(args.dev, nlp.vocab, v) for v in ("plain", "star")}
     text_dev = list(iter_text_docs([args.text_dev], nlp, variants=["star"], root=args.text_dev.parent, allow_dev=True))
     text_dev = text_dev[:: max(1, args.text_dev_every)]

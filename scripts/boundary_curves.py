@@ -22,6 +22,7 @@ import spacy
 from spacy_joint_sbd.cli.tune_bias import sweep_sb_bias_scores
 from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import load_gold_docs, tokens_only
+from spacy_joint_sbd.pipeline.calibration import expected_calibration_error
 
 BIASES = (-1.0, -0.5, -0.3, -0.2, -0.1, 0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 
@@ -87,7 +88,8 @@ def write_curves(model: str, gold_path: Path, variant: str, out: Path) -> None:
     (args.out / "boundary_pr.json").write_text(json.dumps(
         {"model": str(args.model), "gold": str(args.gold), "variant": args.variant, "sb_bias": knob,
          "operating_point": {"sb_bias": tuned[0], "sb_bias_unpunctuated": tuned[1]},
-         "threshold": by_threshold, "reliability": bins}, indent=2))
+         "threshold": by_threshold, "reliability": bins,
+         "ece": expected_calibration_error(probs_a, gold_a)}, indent=2))
 
     fig, ax = plt.subplots(figsize=(5.5, 4.5))
     ax.plot([k["recall"] for k in knob], [k["precision"] for k in knob], "o-", label="sb_bias (decoded)")
@@ -103,7 +105,7 @@ def write_curves(model: str, gold_path: Path, variant: str, out: Path) -> None:
     ax.plot([b["mean_prob"] for b in bins], [b["gold_rate"] for b in bins], "o-", label="sent_start_prob")
     for b in bins:
         ax.annotate(str(b["n"]), (b["mean_prob"], b["gold_rate"]), fontsize=7, xytext=(3, -9), textcoords="offset points")
-    _finish(fig, ax, "mean predicted probability (bin)", "share of tokens that start a gold sentence", f"Reliability of sent_start_prob, EWT dev {args.variant}", args.out / "boundary_reliability.png")
+    _finish(fig, ax, "mean predicted probability (bin)", "share of tokens that start a gold sentence", f"sent_start_prob, EWT dev {args.variant} (ECE {expected_calibration_error(probs_a, gold_a):.3f}, in-sample)", args.out / "boundary_reliability.png")
     print(f"wrote {args.out}/boundary_pr.png, boundary_reliability.png, boundary_pr.json")
 
 

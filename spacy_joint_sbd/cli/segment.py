@@ -254,8 +254,15 @@ def segment_cli(
     n_process: int = typer.Option(1, "--n-process", metavar="N", help="processes for nlp.pipe"),
     window_chars: int = typer.Option(DEFAULT_WINDOW_CHARS, "--window-chars", metavar="N",
                                      help="longer texts are streamed in windows of this size"),
-    newlines: str = typer.Option("ignore", "--newlines", metavar="MODE",
-                                 help="ignore | line | paragraph: line or paragraph breaks as forced boundaries"),
+    newlines: str = typer.Option("model", "--newlines", metavar="MODE",
+                                 help="model | ignore | line | paragraph: line or paragraph breaks as forced "
+                                      "boundaries (model: as the pipeline does; en_joint_sbd: paragraph)"),
+    threshold: Optional[float] = typer.Option(None, "--threshold", metavar="P",
+                                              help="split exactly where token._.sent_start_prob >= P, in (0, 1] "
+                                                   "(default: the parser's own decisions)"),
+    max_length: Optional[int] = typer.Option(None, "--max-length", metavar="N",
+                                             help="cut sentences longer than N characters at their most probable "
+                                                  "boundaries"),
 ) -> None:
     """Split raw text into sentences (and parse it) with a joint_sbd_parser pipeline.
 
@@ -273,6 +280,7 @@ def segment_cli(
     try:
         _check_options(fmt, newlines, encoding, pattern, batch_size, n_process, window_chars, with_parse, output,
                        overwrite)
+        _check_limits(threshold, max_length)
         name, inputs = split_model_and_inputs(items, model)
         sources, problems = expand_inputs(inputs, pattern)
     except (InputError, ValueError) as e:
@@ -285,8 +293,16 @@ def segment_cli(
         nlp = spacy.load(name)
     except Exception as e:  # noqa: BLE001 - spaCy, confection, srsly and components raise many types
         _fail(_load_error(name, e))
-    if newlines != "ignore":
-        nlp.add_pipe("newline_boundaries", first=True, config={"mode": newlines})
+    set_newlines(nlp, newlines)
+    if threshold is not None or max_length is not None:
+        from ..pipeline.joint_sbd_parser import JointSBDParser
+
+        joint = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, JointSBDParser)]
+        if not joint:
+            _fail(f"--threshold and --max-length need a pipeline with a joint_sbd_parser; {name} has none")
+        for pipe in joint:
+            pipe.cfg["threshold"] = None if threshold is None else float(threshold)
+            pipe.cfg["max_length"] = max_length
     parse = with_parse or fmt == "conllu"
     try:
         with terminate_as_exit():
@@ -310,13 +326,36 @@ def segment_cli(
         _say("warning", "empty input: no sentence found")
 
 
+def set_newlines(nlp, mode: str) -> None:
+    """Line / paragraph breaks as forced boundaries (`mode` as `newline_boundaries` takes it), or
+    "model": the pipeline as it is. A pipeline's own `newline_boundaries` is set to `mode`; one
+    without gets it first in the pipeline (unless `mode` is ignore)."""
+    if mode == "model":
+        return
+    from ..pipeline.newline_boundaries import NewlineBoundaries
+
+    own = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, NewlineBoundaries)]
+    for pipe in own:
+        pipe.mode = mode
+    if not own and mode != "ignore":
+        nlp.add_pipe("newline_boundaries", first=True, config={"mode": mode})
+
+
+def _check_limits(threshold: Optional[float], max_length: Optional[int]) -> None:
+    """A ValueError naming --threshold / --max-length for a value the parser cannot use."""
+    if threshold is not None and not 0 < threshold <= 1:
+        raise ValueError(f"--threshold must be a probability in (0, 1], got {threshold!r}")
+    if max_length is not None and max_length < 1:
+        raise ValueError(f"--max-length must be a number of characters >= 1, got {max_length!r}")
+
+
 def _check_options(fmt: str, newlines: str, encoding: str, pattern: str, batch_size: int, n_process: int,
                    window_chars: int, with_parse: bool, output: str, overwrite: bool) -> None:
     """A ValueError naming the option and its value for the first bad option value."""
     if fmt not in FORMATS:
         raise ValueError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    if newlines not in NEWLINE_MODES:
-        raise ValueError(f"--newlines must be one of {', '.join(NEWLINE_MODES)}, got {newlines!r}")
+    if newlines != "model" and newlines not in NEWLINE_MODES:
+        raise ValueError(f"--newlines must be one of model, {', '.join(NEWLINE_MODES)}, got {newlines!r}")
     try:
         codecs.lookup(encoding)
     except LookupError:

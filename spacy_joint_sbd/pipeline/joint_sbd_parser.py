@@ -6,15 +6,17 @@ serialization. Docs become engine inputs in `doc_encoding` (token attributes as 
 PREDICTED them; gold trees and boundaries come from `Example.reference` during `update` only), and
 the search itself runs in `spacy_joint_sbd.transition`.
 """
+import dataclasses
 import math
 import numbers
 import warnings
 from contextlib import contextmanager
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
+import numpy
 import srsly
 from spacy import util
-from spacy.attrs import IDX, SENT_START
+from spacy.attrs import IDX, IS_SPACE, LENGTH, SENT_START
 from spacy.language import Language
 from spacy.pipeline import Sentencizer, TrainablePipe
 from spacy.tokens import Doc, Token
@@ -25,7 +27,7 @@ from thinc.api import Config, Model
 from ..corpus.docs import doc_name
 from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
-from . import calibration
+from . import calibration, sentence_limits
 from .context_clusters import ContextClusters, check_ks, with_tensor
 from .doc_encoding import UnusableExample, check_attrs, engine_doc, expand_parse, gold_engine_doc, set_parse
 from .prior_scores import prior_sb_scores
@@ -37,7 +39,7 @@ n_rows = 131072
 """
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 LEARNERS = ("pa", "perceptron")
-PREDICTION_SETTINGS = ("beam_width", "sb_bias", "sb_bias_unpunctuated", "prior_weight")
+PREDICTION_SETTINGS = ("beam_width", "sb_bias", "sb_bias_unpunctuated", "prior_weight", "threshold", "max_length")
 """Settings `spacy.load(..., config=...)` sets over the saved cfg; `validate_settings` checks
 them wherever they arrive."""
 
@@ -76,6 +78,8 @@ def _write_sent_start_probs(doc: Doc, probs: Sequence[float]) -> None:
         "sb_bias": 0.0,
         "sb_bias_unpunctuated": None,
         "prior_weight": 0.0,
+        "threshold": None,
+        "max_length": None,
         "context_clusters": [],
         "scorer": {"@scorers": "spacy_joint_sbd.joint_scorer.v1"},
     },
@@ -97,6 +101,8 @@ def make_joint_sbd_parser(
     sb_bias_unpunctuated: Optional[float] = None,
     context_clusters: Optional[List[int]] = None,
     prior_weight: float = 0.0,
+    threshold: Optional[float] = None,
+    max_length: Optional[int] = None,
 ) -> "JointSBDParser":
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
 
@@ -121,6 +127,11 @@ def make_joint_sbd_parser(
         (`doc._.boundary_probs`, e.g. `boundary_prior`), w · logit(p) is added to the score of the
         move that starts a sentence at each token (`pipeline.prior_scores`); 0 = ignore them.
         Prediction only, chosen on dev data with the SB biases (they re-centre it).
+    threshold: None = sentences as the search decided; P in (0, 1] = a sentence starts exactly where
+        `token._.sent_start_prob` >= P (`pipeline.sentence_limits`; trees repaired to one per
+        sentence). Meaningful with a calibrated probability (`cfg["calibration"]`).
+    max_length: None, or the longest sentence in characters: longer ones are cut at their most
+        probable boundaries (a Viterbi over `sent_start_prob`); a single longer token stays whole.
     context_clusters: contextual features (`pipeline.context_clusters`): the numbers of k-means
         clusters (e.g. [16, 128, 1024]) of the token vectors a tok2vec before this component
         leaves in `Doc.tensor`, fitted at `initialize`; each adds a feature column. [] = off.
@@ -130,7 +141,8 @@ def make_joint_sbd_parser(
     return JointSBDParser(nlp.vocab, model, name, beam_width=beam_width, update=update, sb_oracle=sb_oracle,
                           learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level,
                           scorer=scorer, sb_bias=sb_bias, sb_bias_unpunctuated=sb_bias_unpunctuated,
-                          context_clusters=context_clusters, prior_weight=prior_weight)
+                          context_clusters=context_clusters, prior_weight=prior_weight, threshold=threshold,
+                          max_length=max_length)
 
 
 @util.registry.scorers("spacy_joint_sbd.joint_scorer.v1")
@@ -158,6 +170,8 @@ class JointSBDParser(TrainablePipe):
         sb_bias_unpunctuated: Optional[float] = None,
         context_clusters: Optional[Sequence[int]] = None,
         prior_weight: float = 0.0,
+        threshold: Optional[float] = None,
+        max_length: Optional[int] = None,
     ) -> None:
         if update not in UPDATES:
             raise ValueError(f"[{name}] update must be one of {', '.join(UPDATES)}, got {update!r}")
@@ -166,7 +180,8 @@ class JointSBDParser(TrainablePipe):
         if learner not in LEARNERS:
             raise ValueError(f"[{name}] learner must be one of {', '.join(LEARNERS)}, got {learner!r}")
         validate_settings({"beam_width": beam_width, "sb_bias": sb_bias,
-                           "sb_bias_unpunctuated": sb_bias_unpunctuated, "prior_weight": prior_weight}, name)
+                           "sb_bias_unpunctuated": sb_bias_unpunctuated, "prior_weight": prior_weight,
+                           "threshold": threshold, "max_length": max_length}, name)
         try:
             attrs = check_attrs(attrs)
         except ValueError as e:
@@ -182,6 +197,7 @@ class JointSBDParser(TrainablePipe):
             "sb_bias": float(sb_bias),
             "sb_bias_unpunctuated": None if sb_bias_unpunctuated is None else float(sb_bias_unpunctuated),
             "prior_weight": float(prior_weight),
+            "threshold": None if threshold is None else float(threshold), "max_length": max_length,
             "context_clusters": context_ks, "context": None, "calibration": None,
         }
         self._context: Optional[ContextClusters] = None
@@ -301,9 +317,32 @@ class JointSBDParser(TrainablePipe):
                 presets = doc.to_array([SENT_START]).reshape((len(doc),))  # before the parse overwrites them
                 coef = coefs[calibration.regime(has_final_punct(doc))]
                 probs = calibration.calibrated_probs(doc, parse.sent_starts, probs, coef, presets)
+            if probs is not None and (self.cfg.get("threshold") is not None or self.cfg.get("max_length") is not None):
+                parse = self._limit(doc, parse, probs)
             set_parse(doc, parse, labels)
             if probs is not None:
                 _write_sent_start_probs(doc, probs.tolist())
+
+    def _limit(self, doc: Doc, parse: Parse, probs) -> Parse:
+        """The parse with its sentences re-drawn by `threshold` / `max_length` (`sentence_limits`)."""
+        starts = numpy.asarray(parse.sent_starts, dtype=bool)
+        if self.cfg.get("threshold") is not None:
+            starts = sentence_limits.threshold_starts(probs, self.cfg["threshold"])
+        if self.cfg.get("max_length") is not None:
+            arr = doc.to_array([IDX, LENGTH, IS_SPACE]).astype(numpy.int64)
+            space = arr[:, 2].astype(bool)
+            begin = arr[:, 0]
+            end = numpy.where(space, 0, arr[:, 0] + arr[:, 1])
+            end = numpy.maximum.accumulate(numpy.maximum(end, begin[0]))  # whitespace ends with the word before it
+            starts = sentence_limits.cut_long(starts, probs, begin, end, ~space, self.cfg["max_length"])
+        starts[0] = True
+        if (starts == parse.sent_starts).all():
+            return parse
+        labels = self.parser.labels
+        join = sentence_limits.join_label_id(labels.labels)
+        heads, labs = sentence_limits.repair_trees(parse.heads, parse.labels, starts, labels.encode("root"),
+                                                   labels.fallback if join is None else join)
+        return dataclasses.replace(parse, heads=heads, labels=labs, sent_starts=starts)
 
     # -------------------------------------------------------------------------- training
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
@@ -392,7 +431,7 @@ class JointSBDParser(TrainablePipe):
             raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes: {e})") from e
         self._load(cfg, lambda: super(JointSBDParser, self).from_bytes(bytes_data, exclude=exclude),
                    "not a joint_sbd_parser model: foreign or truncated bytes",
-                   keep=("sb_bias", "sb_bias_unpunctuated", "prior_weight"))
+                   keep=("sb_bias", "sb_bias_unpunctuated", "prior_weight", "threshold", "max_length"))
         return self
 
     def _load(self, cfg: Dict, load: Callable[[], object], problem: str,
@@ -442,6 +481,12 @@ class JointSBDParser(TrainablePipe):
         unpunct = cfg.get("sb_bias_unpunctuated")
         if unpunct is not None and not _is_bias(unpunct):
             raise bad(f"sb_bias_unpunctuated {unpunct!r}")
+        cfg.setdefault("threshold", None)  # saved before these settings existed
+        cfg.setdefault("max_length", None)
+        try:
+            sentence_limits.check_limits(cfg["threshold"], cfg["max_length"], self.name)
+        except ValueError as e:
+            raise bad(str(e)) from None
         weight = cfg.setdefault("prior_weight", 0.0)  # saved before the prior existed: none
         if not _is_bias(weight) or weight < 0:
             raise bad(f"prior_weight {weight!r}")
@@ -526,6 +571,7 @@ def validate_settings(cfg: Dict, name: str = "joint_sbd_parser") -> None:
     weight = cfg.get("prior_weight", 0.0)
     if not _is_bias(weight) or weight < 0:
         raise ValueError(f"[{name}] prior_weight must be a finite number >= 0, got {weight!r}")
+    sentence_limits.check_limits(cfg.get("threshold"), cfg.get("max_length"), name)
 
 
 def _is_bias(value) -> bool:

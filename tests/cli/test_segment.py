@@ -186,3 +186,22 @@ def test_missing_default_model_says_how_to_get_it(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, input="hello there")
     assert proc.returncode != 0
     assert "en_joint_sbd" in proc.stdout + proc.stderr and "project run default" in proc.stdout + proc.stderr
+
+
+def test_threshold_and_max_length_options(trained_model_dir, tmp_path):
+    """--max-length cuts every sentence to the limit (words here are short); --threshold 1 keeps
+    only certain boundaries (fewer sentences than the parser's own); bad values are one-line errors."""
+    text = tmp_path / "t.txt"
+    text.write_text(" ".join(["the cat sat on the mat and then it went home"] * 12), encoding="utf8")
+    default = [s for s in run(trained_model_dir, text).stdout.splitlines() if s]
+    cut = [s for s in run(trained_model_dir, text, "--max-length", "60").stdout.splitlines() if s]
+    assert all(len(s) <= 60 for s in cut) and len(cut) >= len(default)
+    assert " ".join(cut).split() == " ".join(default).split()  # nothing lost or reordered
+    sure = [s for s in run(trained_model_dir, text, "--threshold", "1").stdout.splitlines() if s]
+    assert 1 <= len(sure) <= len(default)
+    for option, value, message in (("--threshold", "0", "--threshold must be a probability"),
+                                   ("--threshold", "1.5", "--threshold must be a probability"),
+                                   ("--max-length", "0", "--max-length must be")):
+        proc = run(trained_model_dir, text, option, value, check=False)
+        assert proc.returncode == 1 and message in proc.stdout + proc.stderr
+        assert "Traceback" not in proc.stderr

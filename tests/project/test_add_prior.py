@@ -1,10 +1,11 @@
 """scripts/add_prior.py: a boundary_prior added to a joint pipeline, its weight and SB biases chosen
-on dev and saved in the pipeline's config."""
+on dev and saved in the pipeline's config, its sent_start_prob calibrated, blank lines boundaries."""
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import spacy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,12 +27,25 @@ def test_add_prior(trained_model_dir, sample_path, tmp_path):
     assert proc.returncode == 0, proc.stderr
     out, metrics = tmp_path / "with-prior", tmp_path / "prior.json"
     proc = run(ROOT / "scripts/add_prior.py", trained_model_dir, prior, "--dev", sample_path,
-               "--text-dev", text_dev, "--out", out, "--metrics", metrics)
+               "--text-dev", text_dev, "--out", out, "--metrics", metrics, "--curves", tmp_path / "curves")
     assert proc.returncode == 0, proc.stderr
-    chosen = json.loads(metrics.read_text())["chosen"]
+    report = json.loads(metrics.read_text())
+    chosen = report["chosen"]
+    assert set(report["calibration"]["sets"]) == {"EWT dev", "EWT dev*", "text dev*"}
+    assert all(0 <= s["ece"] <= 1 and s["tokens"] > 0 for s in report["calibration"]["sets"].values())
+    assert (tmp_path / "curves" / "calibration_reliability.png").stat().st_size > 5_000
     nlp = spacy.load(out)
     assert nlp.pipe_names.index("boundary_prior") == nlp.pipe_names.index("joint_sbd_parser") - 1
     parser = nlp.get_pipe("joint_sbd_parser")
     assert {k: parser.cfg[k] for k in chosen} == chosen
     assert nlp.config["components"]["joint_sbd_parser"]["prior_weight"] == chosen["prior_weight"]
     assert len(list(nlp("so we went home it was late").sents)) >= 1
+    # calibrated: probabilities strictly between 0 and 1 on free tokens, saved with the parser
+    saved = report["calibration"]["coefficients"]
+    assert {k: pytest.approx(v) for k, v in saved.items()} == parser.cfg["calibration"]
+    doc = nlp("so we went home it was late and then we slept")
+    assert all(0 < t._.sent_start_prob < 1 for t in doc[1:])
+    # a blank line is a boundary, whatever the model would say
+    assert nlp.pipe_names[0] == "newline_boundaries"
+    doc = nlp("we went to the\n\nharbour at night")
+    assert doc[5].text == "harbour" and doc[5].is_sent_start
