@@ -79,7 +79,7 @@ def sweep_sb_bias(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key
 
 PRIOR_WEIGHTS = (0.3, 0.5, 1.0)
 """The `prior_weight` values `tune_prior` tries (besides 0, no prior)."""
-PRIOR_PUNCT_SHIFTS = (0.0, 1.5, 2.6, 3.5)
+PRIOR_PUNCT_SHIFTS = (0.0, 2.0, 3.5, 5.0)
 PRIOR_UNPUNCT_SHIFTS = (0.0, 1.0, 1.8, 2.6)
 """Shifts k of the SB biases, added as w·k: a boundary prior's log-odds are mostly negative (its
 base rate, about 7% of tokens, is logit −2.6), which the parser's own SB weights already carry;

@@ -16,7 +16,7 @@ def default_model(sample_path, tmp_path_factory):
     out = tmp_path_factory.mktemp("default")
     cmd = [sys.executable, str(ROOT / "scripts/train_default.py"), str(sample_path), "--dev", str(sample_path),
            "--out", str(out / "model"), "--metrics", str(out / "train.json"), "--epochs", "2", "--beam", "2",
-           "--folds", "3", "--tagger-epochs", "2", "--limit", "12", "--context-clusters", "4,16"]
+           "--folds", "3", "--tagger-epochs", "2", "--limit", "12", "--context-clusters", "4,16", "--eval-from", "2"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return out
@@ -37,7 +37,9 @@ def test_trains_a_loadable_pipeline_with_its_own_tagger(default_model):
     metrics = json.loads((default_model / "train.json").read_text())
     assert [c["epoch"] for c in metrics["curve"]] == [1, 2]
     assert 0.3 < metrics["tagger_jackknife_acc"] < 1.0
-    assert {"plain", "star"} == set(metrics["curve"][0]["dev"])
+    # --eval-from 2: dev is scored from epoch 2 on only, and the best epoch is one of those
+    assert "dev" not in metrics["curve"][0] and {"plain", "star"} == set(metrics["curve"][1]["dev"])
+    assert metrics["best_epoch"] == 2
 
 
 def test_curves_follow_the_knob(default_model, sample_path, tmp_path):
