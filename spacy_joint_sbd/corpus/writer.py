@@ -7,6 +7,8 @@ set by a later component) is written as a valid tree: the sentence's first root 
 every other root and every token whose head lies outside the sentence attaches to it, with label
 `dep`. Such tokens are marked `Repaired=Yes` in MISC so nothing is silent.
 """
+import os
+import secrets
 from pathlib import Path
 from typing import Iterable, List, TextIO, Union
 
@@ -53,9 +55,10 @@ def write_records(records: Iterable[DocRecord], out: TextIO) -> None:
 
 
 def write_conllu(records: Iterable[DocRecord], path: Union[str, Path]) -> None:
-    """Write atomically: a failure leaves no half-written file behind."""
+    """Write atomically: a failure leaves no half-written file behind, and two writers of the same
+    path never share the temporary file (its name carries the process id and a random part)."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".partial")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
     try:
         with tmp.open("w", encoding="utf8") as f:
             write_records(records, f)
