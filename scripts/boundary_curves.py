@@ -24,7 +24,8 @@ from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import load_gold_docs, tokens_only
 from spacy_joint_sbd.pipeline.calibration import expected_calibration_error
 
-BIASES = (-1.0, -0.5, -0.3, -0.2, -0.1, 0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
+BIASES = (-1.0, -0.5, 0.0, 0.4, 0.7, 1.0, 1.3, 1.6, 2.0)
+"""Around the default pipeline's operating points (with its boundary prior, sb_bias about 0.8)."""
 
 
 def prf(tp: int, n_pred: int, n_gold: int) -> Tuple[float, float, float]:

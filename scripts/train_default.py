@@ -129,8 +129,10 @@ def main() -> None:
         nlp.add_pipe("tok2vec", source=source)
         t0 = time.time()
         tok2vec = nlp.get_pipe("tok2vec")
-        for v, i in tqdm(items, desc="tok2vec (frozen) over the training documents", leave=False):
-            tok2vec(by_variant[v][i])  # sets Doc.tensor
+        docs = (by_variant[v][i] for v, i in items)
+        for _ in tqdm(tok2vec.pipe(docs, batch_size=32), total=len(items), leave=False,
+                      desc="tok2vec (frozen) over the training documents"):
+            pass  # sets each Doc.tensor, in batches (the same vectors as one Doc at a time, faster)
         print(f"contextual features: {args.tok2vec} tok2vec over {len(items)} documents ({time.time() - t0:.0f} s)")
     nlp.add_pipe("perceptron_tagger", config={"context_clusters": context})
     nlp.add_pipe("joint_sbd_parser", config=parser_cfg)
