@@ -9,8 +9,7 @@ boundary P / R / F1 (each document's first token excluded), LAS where the set ha
 tokens the model decides: not the first, not whitespace) with its reliability table. Sets: EWT test
 plain / star, GUM dev plain / star, ATIS dev (one stream), AMI dev and SGD dev (punctuated and star:
 running-text documents with their layout, boundaries derived from the transcribers' punctuation),
-EWT test cut into short texts of 3 sentences (`-short`: does the probability hold on short
-documents?), and EWT dev plain / star and AMI dev*, on which the settings were chosen and the
+and EWT dev plain / star and AMI dev*, on which the settings were chosen and the
 calibration fitted (in-sample: `in_sample`).
 """
 import argparse
@@ -24,7 +23,7 @@ import numpy
 import spacy
 
 from spacy_joint_sbd.corpus.docs import doc_to_record
-from spacy_joint_sbd.corpus.readers import load_gold_docs, tokens_only
+from spacy_joint_sbd.corpus.readers import tokens_only
 from spacy_joint_sbd.pipeline import calibration
 from spacy_joint_sbd.scoring import score_records
 
@@ -67,9 +66,6 @@ def main() -> None:
     args = ap.parse_args()
     nlp = spacy.load(args.pipeline)
     data = sets(nlp, args.ud, args.text)
-    for variant in ("plain", "star"):  # short texts: EWT test as documents of 3 sentences
-        data[f"ewt-test-{variant}-short"] = (lambda v=variant: (load_gold_docs(args.ud / "en_ewt/test.conllu", nlp.vocab,
-                                                                               v, None, 3), True))
     names = [n for n in data if not args.only or n in args.only.split(",")]
     results: Dict = {"pipeline": Path(args.pipeline).name, "pipe_names": nlp.pipe_names,
                      "settings": {k: nlp.get_pipe("joint_sbd_parser").cfg.get(k) for k in
