@@ -30,14 +30,13 @@ def split_commands(argv: List[str]) -> List[List[str]]:
 
 def main() -> int:
     procs = [subprocess.Popen(cmd) for cmd in split_commands(sys.argv[1:])]
-    failed = 0
     try:
-        while any(p.poll() is None for p in procs):
-            failed = next((p.returncode for p in procs if p.returncode not in (None, 0)), 0)
-            if failed:
+        while True:
+            codes = [p.poll() for p in procs]
+            failed = next((c for c in codes if c), 0)
+            if failed or None not in codes:
                 break
             time.sleep(0.5)
-        failed = failed or next((p.returncode for p in procs if p.returncode), 0)
     finally:
         for p in procs:
             if p.poll() is None:

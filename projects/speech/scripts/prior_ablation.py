@@ -30,6 +30,7 @@ from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import load_gold_docs, tokens_only
 from spacy_joint_sbd.corpus.running_text import iter_text_docs
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
+from spacy_joint_sbd.pipeline.calibration import expected_calibration_error
 from spacy_joint_sbd.scoring import score_records
 
 
@@ -80,8 +81,7 @@ def score_prior_alone(prior_nlp, golds, threshold: float = 0.5) -> Dict[str, flo
     pred = p >= threshold
     tp = float((pred & y).sum())
     prec, rec = tp / max(1, pred.sum()), tp / max(1, y.sum())
-    bins = numpy.minimum((p * 10).astype(int), 9)
-    ece = sum(abs(p[bins == b].mean() - y[bins == b].mean()) * (bins == b).sum() for b in range(10) if (bins == b).any()) / len(p)
+    ece = expected_calibration_error(p, y, bins=10)
     return {"sents_p": round(100 * prec, 2), "sents_r": round(100 * rec, 2),
             "sents_f": round(200 * prec * rec / max(1e-9, prec + rec), 2), "ece": round(float(ece), 4),
             "words_per_second": round(sum(len(g) for g in golds) / seconds) if seconds else None}
