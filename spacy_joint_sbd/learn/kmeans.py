@@ -209,3 +209,106 @@ def _take_rows(parts: Sequence[numpy.ndarray], idx: numpy.ndarray) -> numpy.ndar
         out[lo:hi] = p[idx[lo:hi] - offset]
         offset += len(p)
     return out
+
+
+# --- a tree of centroids ------------------------------------------------------------------------
+
+
+def check_tree_ks(ks: Sequence[int]) -> List[int]:
+    """`ks` as a list if each granularity splits every cluster of the one before into the same
+    number (≥ 2) of children (16, 64, 256, …), else a ValueError."""
+    ks = list(ks)
+    if not ks or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks) or any(
+            b <= a or b % a for a, b in zip(ks, ks[1:])):
+        raise ValueError(f"a centroid tree needs granularities that each divide the next, e.g. 16, 64, 256; got {ks!r}")
+    return ks
+
+
+def kmeans_tree(x: Union[numpy.ndarray, Sequence[numpy.ndarray]], ks: Sequence[int], iters: int = 12,
+                seed: int = 0, max_points: Optional[int] = 200_000) -> List[numpy.ndarray]:
+    """Centroid sets of a tree: `ks[0]` centroids by `kmeans`; set i splits each centroid c of set
+    i − 1 into ks[i] // ks[i − 1] children (children of c at c · b … c · b + b − 1), fitted by
+    Lloyd's iterations on the points that `tree_nearest` sends to c. Fitting and searching cost a
+    few distances per point and level instead of one per centroid of every set (k = 4,096: 4
+    instead of 4,096). A cluster with fewer distinct points than children repeats its centroid."""
+    ks = check_tree_ks(ks)
+    sets = [kmeans(x, ks[0], iters=iters, seed=seed, max_points=max_points)]
+    if len(ks) == 1:
+        return sets
+    rng = numpy.random.RandomState(seed)
+    parts = [numpy.asarray(p, dtype=numpy.float32) for p in (x if isinstance(x, (list, tuple)) else [x])]
+    n = sum(len(p) for p in parts)
+    if max_points is not None and n > max_points:
+        pts = _take_rows(parts, numpy.sort(rng.choice(n, max_points, replace=False)))
+    else:
+        pts = parts[0] if len(parts) == 1 else numpy.concatenate(parts)
+    assign = tree_nearest(pts, sets)[:, -1]
+    for k in ks[1:]:
+        parent_set = sets[-1]
+        b = k // len(parent_set)
+        children = numpy.repeat(parent_set, b, axis=0)  # a cluster without points keeps its parent
+        order = numpy.argsort(assign, kind="stable")
+        ends = numpy.cumsum(numpy.bincount(assign, minlength=len(parent_set)))
+        starts = ends - numpy.bincount(assign, minlength=len(parent_set))
+        for p in range(len(parent_set)):
+            own = pts[order[starts[p]:ends[p]]]
+            children[p * b:(p + 1) * b] = _split(own, b, iters, rng, parent_set[p])
+        sets.append(children)
+        assign = tree_nearest(pts, sets)[:, -1]
+    return sets
+
+
+def _split(x: numpy.ndarray, b: int, iters: int, rng: numpy.random.RandomState, parent: numpy.ndarray) -> numpy.ndarray:
+    """(b, d) centroids of a few points by Lloyd's iterations from b distinct points drawn by
+    `rng` (padded with `parent` when there are fewer distinct points); an emptied child keeps
+    its place."""
+    c = numpy.repeat(parent[None, :], b, axis=0).astype(numpy.float32)
+    seen, take = set(), []
+    for i in rng.permutation(len(x)).tolist():  # b distinct points in random order
+        key = x[i].tobytes()
+        if key not in seen:
+            seen.add(key)
+            take.append(i)
+            if len(take) == b:
+                break
+    c[:len(take)] = x[take]
+    if len(take) < b:
+        return c
+    for _ in range(iters):
+        a = numpy.argmin((c * c).sum(1)[None, :] - 2.0 * numpy.einsum("nd,kd->nk", x, c), axis=1)
+        for j in range(b):
+            mine = x[a == j]
+            if len(mine):
+                c[j] = mine.astype(numpy.float64).mean(0).astype(numpy.float32)
+    return c
+
+
+def tree_nearest(x: numpy.ndarray, sets: Sequence[numpy.ndarray]) -> numpy.ndarray:
+    """(n, len(sets)) int64 cluster ids by descending a tree (`kmeans_tree`): the nearest of set
+    0's centroids, then at each level the nearest of the chosen cluster's children only. In
+    blocks of rows (bounded memory), with numpy's own loops (einsum: no BLAS call, so no BLAS
+    threads and the same result whatever the environment). Rows with NaN or infinity get 0."""
+    x = numpy.asarray(x, dtype=numpy.float32)
+    width = sets[0].shape[1]
+    if x.ndim != 2 or x.shape[1] != width:
+        raise ValueError(f"nearest: need (n, {width}) vectors for these centroids, got {x.shape}")
+    out = numpy.zeros((len(x), len(sets)), dtype=numpy.int64)
+    norms = [(c * c).sum(1) for c in sets]
+    widest = max([len(sets[0])] + [len(c) // len(p) for p, c in zip(sets, sets[1:])])
+    rows = max(1, BLOCK // (widest * width))
+    for s in range(0, len(x), rows):
+        block = x[s:s + rows]
+        bad = ~numpy.isfinite(block).all(axis=1)
+        if bad.any():
+            block = numpy.where(bad[:, None], 0.0, block).astype(numpy.float32)
+        with numpy.errstate(invalid="ignore", over="ignore"):
+            a = numpy.argmin(norms[0][None, :] - 2.0 * numpy.einsum("nd,kd->nk", block, sets[0]), axis=1)
+            out[s:s + rows, 0] = a
+            for level in range(1, len(sets)):
+                b = len(sets[level]) // len(sets[level - 1])
+                cand = a[:, None] * b + numpy.arange(b)[None, :]
+                d = norms[level][cand] - 2.0 * numpy.einsum("nd,nbd->nb", block, sets[level][cand])
+                a = cand[numpy.arange(len(cand)), numpy.argmin(d, axis=1)]
+                out[s:s + rows, level] = a
+        out[s:s + rows][bad] = 0
+    return out

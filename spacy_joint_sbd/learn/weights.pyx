@@ -201,11 +201,17 @@ cdef class HashedWeights:
         W = self._saved_W if self.using_averages else self._W
         return {"W": W, "U": self._U, "time": numpy.asarray([self.time], dtype=numpy.float64)}
 
-    def set_params(self, params):
-        """Load {"W"[, "U", "time"]} (shapes must match); a missing U means a finalized model."""
+    def set_params(self, params, bint copy=True):
+        """Load {"W"[, "U", "time"]} (shapes must match); a missing U means a finalized model.
+
+        copy=False adopts W itself when it is already a writeable C-ordered float32 table (a
+        loaded component's Thinc parameter): the component and these weights then share one
+        table instead of holding two. A missing U is allocated zeroed by the OS (`numpy.zeros`),
+        so a model that only predicts never makes it resident."""
         if self.using_averages:
             raise RuntimeError("set_params() inside use_averages()")
-        W = numpy.ascontiguousarray(params["W"], dtype=numpy.float32)
+        given = params["W"]
+        W = numpy.ascontiguousarray(given, dtype=numpy.float32)
         if W.shape != (self.n_rows, self.n_classes):
             raise ValueError(f"W has shape {W.shape}, expected {(self.n_rows, self.n_classes)}")
         U = params.get("U")
@@ -217,8 +223,9 @@ cdef class HashedWeights:
         time = numpy.asarray(params.get("time", [0.0]), dtype=numpy.float64).ravel()
         if time.shape != (1,) or not numpy.isfinite(time[0]) or time[0] < 0:
             raise ValueError(f"time must be one finite number ≥ 0, got {time}")
-        self._W = W.copy()
-        self._U = U.copy() if U is not None else numpy.zeros_like(self._W)
+        adopt = not copy and W is given and W.flags.writeable
+        self._W = W if adopt else W.copy()
+        self._U = U.copy() if U is not None else numpy.zeros(W.shape, dtype=numpy.float32)
         self.time = float(time[0])
         self._avg_cache = None
         self.version += 1

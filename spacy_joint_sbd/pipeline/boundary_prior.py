@@ -171,7 +171,8 @@ class BoundaryPriorPipe(WeightsPipe):
         load()
         bm = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"])
         try:
-            bm.set_state({"W": self.model.get_param("W"), "window": cfg["window"], "platt": cfg["platt"]})
+            bm.set_state({"W": self.model.get_param("W"), "window": cfg["window"], "platt": cfg["platt"]},
+                         copy=False)  # one table, shared with the Thinc model
         except (ValueError, TypeError, KeyError) as e:
             raise ValueError(f"[{self.name}] truncated or foreign model ({e})") from None
         self.boundary_model = bm

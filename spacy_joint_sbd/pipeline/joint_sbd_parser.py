@@ -25,6 +25,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
 from ..corpus.docs import doc_name
+from ..learn.kmeans import check_tree_ks
 from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
 from . import calibration, sentence_limits
@@ -81,6 +82,7 @@ def _write_sent_start_probs(doc: Doc, probs: Sequence[float]) -> None:
         "threshold": None,
         "max_length": None,
         "context_clusters": [],
+        "context_tree": False,
         "scorer": {"@scorers": "spacy_joint_sbd.joint_scorer.v1"},
     },
     default_score_weights={"sents_f": 0.5, "dep_las": 0.5, "dep_uas": 0.0, "sents_p": None, "sents_r": None},
@@ -103,6 +105,7 @@ def make_joint_sbd_parser(
     prior_weight: float = 0.0,
     threshold: Optional[float] = None,
     max_length: Optional[int] = None,
+    context_tree: bool = False,
 ) -> "JointSBDParser":
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
 
@@ -137,12 +140,15 @@ def make_joint_sbd_parser(
         leaves in `Doc.tensor`, fitted at `initialize`; each adds a feature column. [] = off.
         The tok2vec should be frozen (e.g. sourced from en_core_web_sm), so that training and
         test documents get vectors of the same quality.
+    context_tree: fit the clusters as one tree (each k must divide the next, e.g. [16, 64, 256]):
+        a token descends it comparing itself with a few children per level instead of every
+        centroid (`ContextClusters`). Fitting only: a loaded model searches as it was fitted.
     """
     return JointSBDParser(nlp.vocab, model, name, beam_width=beam_width, update=update, sb_oracle=sb_oracle,
                           learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level,
                           scorer=scorer, sb_bias=sb_bias, sb_bias_unpunctuated=sb_bias_unpunctuated,
                           context_clusters=context_clusters, prior_weight=prior_weight, threshold=threshold,
-                          max_length=max_length)
+                          max_length=max_length, context_tree=context_tree)
 
 
 @util.registry.scorers("spacy_joint_sbd.joint_scorer.v1")
@@ -172,6 +178,7 @@ class JointSBDParser(TrainablePipe):
         prior_weight: float = 0.0,
         threshold: Optional[float] = None,
         max_length: Optional[int] = None,
+        context_tree: bool = False,
     ) -> None:
         if update not in UPDATES:
             raise ValueError(f"[{name}] update must be one of {', '.join(UPDATES)}, got {update!r}")
@@ -187,6 +194,13 @@ class JointSBDParser(TrainablePipe):
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
         context_ks = check_ks(context_clusters, name)
+        if not isinstance(context_tree, bool):
+            raise ValueError(f"[{name}] context_tree must be true or false, got {context_tree!r}")
+        if context_tree and context_ks:
+            try:
+                check_tree_ks(context_ks)
+            except ValueError as e:
+                raise ValueError(f"[{name}] context_clusters: {e}") from None
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -198,7 +212,7 @@ class JointSBDParser(TrainablePipe):
             "sb_bias_unpunctuated": None if sb_bias_unpunctuated is None else float(sb_bias_unpunctuated),
             "prior_weight": float(prior_weight),
             "threshold": None if threshold is None else float(threshold), "max_length": max_length,
-            "context_clusters": context_ks, "context": None, "calibration": None,
+            "context_clusters": context_ks, "context_tree": context_tree, "context": None, "calibration": None,
         }
         self._context: Optional[ContextClusters] = None
         """The fitted contextual clusters (`cfg["context"]` is their saved form), None if off."""
@@ -274,7 +288,8 @@ class JointSBDParser(TrainablePipe):
         self.cfg["context"] = None
         if self.cfg["context_clusters"]:
             docs = (with_tensor(eg.predicted, nlp, self.name) for eg in get_examples())
-            self._context = ContextClusters.fit((d for d in docs if len(d)), self.cfg["context_clusters"])
+            self._context = ContextClusters.fit((d for d in docs if len(d)), self.cfg["context_clusters"],
+                                                tree=bool(self.cfg.get("context_tree")))
             self.cfg["context"] = self._context.to_dict()
         self._parser = self._build_parser()
         self._bind()
@@ -406,7 +421,7 @@ class JointSBDParser(TrainablePipe):
         self._parser = self._build_parser() if self.cfg["labels"] else None
         if self._parser is not None and self.model.has_param("W"):
             W = self.model.get_param("W")
-            self._parser.set_params({"W": W})
+            self._parser.set_params({"W": W}, copy=False)  # one table, shared with the Thinc model
             self._bind()
         self._trained = False
 
@@ -487,6 +502,8 @@ class JointSBDParser(TrainablePipe):
             sentence_limits.check_limits(cfg["threshold"], cfg["max_length"], self.name)
         except ValueError as e:
             raise bad(str(e)) from None
+        if not isinstance(cfg.setdefault("context_tree", False), bool):  # saved before trees: flat
+            raise bad(f"context_tree {cfg['context_tree']!r}")
         weight = cfg.setdefault("prior_weight", 0.0)  # saved before the prior existed: none
         if not _is_bias(weight) or weight < 0:
             raise bad(f"prior_weight {weight!r}")

@@ -83,7 +83,7 @@ class PerceptronTaggerPipe(WeightsPipe):
         n_context = 0 if self._context is None else len(self._context.ks)
         self._tagger = PerceptronTagger(self.cfg["labels"], self.model.attrs["n_rows"], n_context=n_context)
         if W is not None:
-            self._tagger.set_params({"W": W})
+            self._tagger.set_params({"W": W}, copy=False)  # one table, shared with the Thinc model
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[Sequence[str]] = None) -> None:

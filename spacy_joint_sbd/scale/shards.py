@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
+from ..segment import DEFAULT_WINDOW_CHARS
+
 PARTIAL = ".partial"
 SETTINGS_FILE = ".segment-corpus.json"
 EXTENSIONS = {"lines": "txt", "jsonl": "jsonl", "conllu": "conllu"}
@@ -41,7 +43,7 @@ class Settings:
     with_parse: bool = False
     encoding: str = "utf-8"
     newlines: str = "ignore"
-    window_chars: int = 200_000
+    window_chars: int = DEFAULT_WINDOW_CHARS
     batch_size: int = 64
 
     def check(self) -> None:

@@ -105,8 +105,9 @@ class PerceptronTagger:
         """The averaged table: what predicts (training state is not kept)."""
         return {"W": self.weights.average_table()}
 
-    def set_params(self, params: Dict[str, numpy.ndarray]) -> None:
-        self.weights.set_params({"W": params["W"]})
+    def set_params(self, params: Dict[str, numpy.ndarray], copy: bool = True) -> None:
+        """Load the table (`HashedWeights.set_params`; copy=False may adopt `params["W"]`)."""
+        self.weights.set_params({"W": params["W"]}, copy=copy)
 
 
 def train_tagger(data: Sequence[Tuple[numpy.ndarray, Sequence[str]]], *, epochs: int = 5,

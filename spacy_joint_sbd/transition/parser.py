@@ -194,8 +194,9 @@ class TransitionParser:
     def get_params(self) -> Dict[str, numpy.ndarray]:
         return self.weights.get_params()
 
-    def set_params(self, params: Dict[str, numpy.ndarray]) -> None:
-        self.weights.set_params(params)
+    def set_params(self, params: Dict[str, numpy.ndarray], copy: bool = True) -> None:
+        """Load the weight table (`HashedWeights.set_params`; copy=False may adopt `params["W"]`)."""
+        self.weights.set_params(params, copy=copy)
 
     def to_disk(self, path: Union[str, Path], training_state: bool = False) -> None:
         """Write cfg.json and weights.npz (the averaged table; with `training_state`, W, U and

@@ -94,6 +94,46 @@ def test_stream_bounds_memory_on_text_without_any_boundary(trained_nlp):
     assert max(len(s.text) for s in sents) <= 2000 + 500
 
 
+def test_stream_bounds_the_tokens_of_every_window(trained_nlp, monkeypatch):
+    """One-letter words have twice as many tokens per character as prose: every Doc the pipeline
+    parses holds at most `window_tokens` tokens, whatever `window_chars` allows, and the
+    no-boundary text is cut once per full window instead of being parsed again as it grows."""
+    text = "a " * 3000
+    seen = []
+    real = trained_nlp.__class__.__call__
+
+    def spy(self, doc, *args, **kwargs):
+        seen.append(len(doc))
+        return real(self, doc, *args, **kwargs)
+
+    monkeypatch.setattr(trained_nlp.__class__, "__call__", spy)
+    stats = SegmentStats()
+    sents = list(segment_stream(trained_nlp, io.StringIO(text), window_chars=2000, window_tokens=300, stats=stats))
+    assert_exact(text, sents)
+    assert seen and max(seen) <= 300
+    assert stats.windows == len(seen) <= len(text.split()) // 300 + 2
+    assert stats.forced_cuts >= len(text.split()) // 300 - 1
+
+
+def test_stream_token_bound_keeps_prose_sentences_whole(trained_nlp, sample_docs):
+    """On prose, windows cut by tokens still emit only finished sentences: the streamed ends
+    agree with the whole-text parse as with a character bound."""
+    text = "\n\n".join(" ".join(r.words) for r in sample_docs[:4])
+    stats = SegmentStats()
+    sents = list(segment_stream(trained_nlp, io.StringIO(text), window_chars=10 * len(text), window_tokens=120,
+                                stats=stats))
+    assert_exact(text, sents)
+    assert stats.windows > 1
+    if stats.forced_cuts == 0:
+        ends = {s.end_char for s in segment_text(trained_nlp, text)}
+        assert sum(s.end_char in ends for s in sents[:-1]) >= 0.9 * (len(sents) - 1)
+
+
+def test_stream_rejects_a_bad_window_tokens(trained_nlp):
+    with pytest.raises(ValueError, match="window_tokens must be a positive integer"):
+        list(segment_stream(trained_nlp, io.StringIO("a b c"), window_tokens=0))
+
+
 def test_files_folder_and_stdin_in_every_format(trained_model_dir, tmp_path):
     folder = tmp_path / "in"
     (folder / "sub").mkdir(parents=True)

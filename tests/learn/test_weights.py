@@ -233,3 +233,25 @@ def test_in_place_restart_and_row_loads():
             w.restart_from(W)
         with pytest.raises(RuntimeError):
             w.load_rows(rows, W_rows, U_rows, 1.0)
+
+
+def test_set_params_without_copy_shares_a_writeable_table_and_copies_anything_else():
+    """copy=False is how a loaded component holds one table instead of two: a writeable C-ordered
+    float32 W is adopted (its updates show in both), a read-only or other-typed one is copied."""
+    hw = HashedWeights(8, 3)
+    W = numpy.arange(24, dtype=numpy.float32).reshape(8, 3)
+    hw.set_params({"W": W}, copy=False)
+    assert hw.get_params()["W"] is W
+    hw.update([2], 1, 1.5)
+    assert W[2, 1] == 7 + 1.5 and hw.score([2])[1] == W[2, 1]
+    frozen = numpy.ones((8, 3), dtype=numpy.float32)
+    frozen.flags.writeable = False
+    hw.set_params({"W": frozen}, copy=False)
+    assert hw.get_params()["W"] is not frozen
+    hw.update([0], 0, 1.0)  # the copy is writeable, the caller's array untouched
+    assert frozen[0, 0] == 1.0
+    doubles = numpy.ones((8, 3))
+    hw.set_params({"W": doubles}, copy=False)
+    assert hw.get_params()["W"].dtype == numpy.float32 and not numpy.shares_memory(hw.get_params()["W"], doubles)
+    hw.set_params({"W": W})  # the default copies
+    assert not numpy.shares_memory(hw.get_params()["W"], W)

@@ -197,3 +197,84 @@ def test_has_vectors_and_doc_name(tok2vec_nlp):
     assert doc_name(bare) == "document 'answers-0042'"
     with pytest.raises(ValueError, match="document 'answers-0042': no token vectors"):
         ContextClusters([numpy.ones((2, 4))]).columns(bare)
+
+
+# --- a tree of centroids ------------------------------------------------------------------------
+
+
+def _blobs(n_groups=12, per=60, d=8, seed=3):
+    rng = numpy.random.RandomState(seed)
+    centres = rng.randn(n_groups, d) * 6
+    return (numpy.repeat(centres, per, axis=0) + rng.randn(n_groups * per, d)).astype(numpy.float32)
+
+
+def test_tree_descends_to_the_children_of_its_parent_deterministically():
+    from spacy_joint_sbd.learn.kmeans import kmeans_tree, tree_nearest
+
+    x = _blobs()
+    sets = kmeans_tree(x, [3, 6, 24], iters=6, seed=1)
+    assert [len(c) for c in sets] == [3, 6, 24]
+    again = kmeans_tree(list(numpy.array_split(x, 7)), [3, 6, 24], iters=6, seed=1)  # per-doc parts: the same
+    assert all(numpy.array_equal(a, b) for a, b in zip(sets, again))
+    ids = tree_nearest(x, sets)
+    assert ids.shape == (len(x), 3)
+    assert numpy.array_equal(ids[:, 1] // 2, ids[:, 0]) and numpy.array_equal(ids[:, 2] // 4, ids[:, 1])
+    assert numpy.array_equal(ids[:, 0], nearest(x, sets[0]))  # the top level is an exact search
+    # each level's choice is the nearest of its parent's children
+    for level, b in ((1, 2), (2, 4)):
+        for i in range(0, len(x), 17):
+            parent = ids[i, level - 1]
+            kids = sets[level][parent * b:(parent + 1) * b]
+            assert ids[i, level] == parent * b + int(numpy.argmin(((kids - x[i]) ** 2).sum(1)))
+    # quantization close to flat k-means at the finest level (squared error within 25 %)
+    flat = kmeans(x, 24, iters=6, seed=1)
+    err_tree = ((x - sets[2][ids[:, 2]]) ** 2).sum()
+    err_flat = ((x - flat[nearest(x, flat)]) ** 2).sum()
+    assert err_tree <= 1.25 * err_flat
+
+
+def test_tree_survives_bad_rows_tiny_clusters_and_refuses_bad_granularities():
+    from spacy_joint_sbd.learn.kmeans import kmeans_tree, tree_nearest
+
+    x = numpy.array([[0, 0], [0, 0.1], [5, 5], [5, 5]], dtype=numpy.float32)  # too few points to split
+    sets = kmeans_tree(x, [2, 8], iters=3)
+    assert sets[1].shape == (8, 2) and numpy.isfinite(sets[1]).all()
+    rows = numpy.array([[numpy.nan, 1], [5, 5], [numpy.inf, 0]], dtype=numpy.float32)
+    ids = tree_nearest(rows, sets)
+    assert ids[0].tolist() == [0, 0] and ids[2].tolist() == [0, 0] and ids[1, 1] // 4 == ids[1, 0]
+    with pytest.raises(ValueError, match="vectors"):
+        tree_nearest(numpy.zeros((2, 3), dtype=numpy.float32), sets)
+    for ks in ([4, 6], [4, 4], [8, 4], [], [0, 2], [2, True]):
+        with pytest.raises(ValueError, match="divide the next"):
+            kmeans_tree(x, ks)
+
+
+def test_tree_clusters_save_search_and_differ_from_flat_ones(tok2vec_nlp, sample_examples):
+    _, examples = sample_examples
+    docs = [tok2vec_nlp(Doc(tok2vec_nlp.vocab, words=[t.text for t in eg.reference])) for eg in examples[:6]]
+    tree = ContextClusters.fit(docs, [4, 16], tree=True)
+    flat = ContextClusters(tree.centroids)  # the same centroids searched whole
+    assert tree.tree and not flat.tree and tree.fingerprint != flat.fingerprint
+    cols = tree.columns(docs[0])
+    assert numpy.array_equal((cols[:, 1] - 1) // 4, cols[:, 0] - 1)
+    again = ContextClusters.from_dict(tree.to_dict())
+    assert again.tree and numpy.array_equal(again.columns(docs[1]), tree.columns(docs[1]))
+    assert "tree" not in flat.to_dict() and not ContextClusters.from_dict(flat.to_dict()).tree
+    with pytest.raises(ValueError, match="not saved context clusters.*divide the next"):
+        ContextClusters.from_dict({**ContextClusters.fit(docs, [4, 6]).to_dict(), "tree": True})
+    with pytest.raises(ValueError, match="not saved context clusters.*tree"):
+        ContextClusters.from_dict({**tree.to_dict(), "tree": "yes"})
+
+
+def test_parser_fits_a_tree_when_asked_and_refuses_one_that_cannot_be(sample_examples):
+    _, examples = sample_examples
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec")
+    nlp.add_pipe("joint_sbd_parser", config={"beam_width": 2, "context_clusters": [2, 8], "context_tree": True})
+    nlp.initialize(lambda: examples[:6])
+    parser = nlp.get_pipe("joint_sbd_parser")
+    assert parser.clusters.tree and parser.cfg["context"]["tree"] is True
+    assert nlp(TEXT).has_annotation("DEP")
+    for bad in ({"context_clusters": [4, 6], "context_tree": True}, {"context_clusters": [4], "context_tree": "yes"}):
+        with pytest.raises(ValueError, match="context"):
+            spacy.blank("en").add_pipe("joint_sbd_parser", config=bad)

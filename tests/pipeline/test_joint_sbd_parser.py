@@ -1,4 +1,5 @@
 """The `joint_sbd_parser` component: annotations, serialization, robustness."""
+import numpy
 import pytest
 import spacy
 from spacy import displacy
@@ -98,6 +99,18 @@ def test_disk_round_trip_identical(trained_nlp, tmp_path):
     docs = list(trained_nlp.pipe([TEXT, TEXT.upper(), "one"]))
     docs2 = list(nlp2.pipe([TEXT, TEXT.upper(), "one"]))
     assert [heads_and_starts(d) for d in docs] == [heads_and_starts(d) for d in docs2]
+
+
+def test_a_loaded_component_holds_one_table_and_saves_it_again(trained_nlp, tmp_path):
+    """After `spacy.load` the Thinc parameter and the engine's live table are one array (not two
+    copies of the parser's largest object), and the pipeline saves and reloads to the same parses."""
+    trained_nlp.to_disk(tmp_path / "model")
+    nlp2 = spacy.load(tmp_path / "model")
+    pipe = nlp2.get_pipe("joint_sbd_parser")
+    assert numpy.shares_memory(pipe.model.get_param("W"), pipe.parser.weights.get_params()["W"])
+    before = heads_and_starts(nlp2(TEXT))
+    nlp2.to_disk(tmp_path / "again")
+    assert heads_and_starts(spacy.load(tmp_path / "again")(TEXT)) == before == heads_and_starts(trained_nlp(TEXT))
 
 
 def test_truncated_and_foreign_model_files(trained_nlp, tmp_path):

@@ -26,3 +26,30 @@ def test_whitespace_tokens_never_start_a_sentence():
 def test_bad_mode():
     with pytest.raises(ValueError, match="mode must be one of"):
         NewlineBoundaries("sometimes")
+
+
+def _reference_starts(doc, mode):
+    """Token by token, as the component first did: a word after a whitespace run holding a break."""
+    out, pending = [], False
+    for token in doc:
+        if token.is_space:
+            pending = pending or token.text.count("\n") >= (1 if mode == "line" else 2)
+            continue
+        if pending and token.i > 0:
+            out.append(token.i)
+        pending = False
+    return out
+
+
+@pytest.mark.parametrize("mode", ["line", "paragraph"])
+def test_same_starts_as_the_token_by_token_rule_on_random_layout(mode):
+    import random
+
+    rng = random.Random(7)
+    pieces = ["word", "Word.", "a", "\n", "\n\n", " \n ", "\n \n", "  ", "\t", "\r\n", "\r\n\r\n", "“quote”"]
+    nlp = spacy.blank("en")
+    for _ in range(200):
+        text = "".join(rng.choice(pieces) + rng.choice(["", " "]) for _ in range(rng.randint(0, 30)))
+        doc = NewlineBoundaries(mode)(nlp.make_doc(text))
+        got = [t.i for t in doc if t.is_sent_start and t.i > 0]
+        assert got == _reference_starts(nlp.make_doc(text), mode), repr(text)
