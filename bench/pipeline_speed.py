@@ -17,7 +17,10 @@ components disabled) and the whole `en_core_web_sm` as users load it (`--peer`, 
       shared running text, in file-name order, cut at whitespace) through `segment`: the library's
       `segment_stream` in `en_joint_sbd`'s process (after (a) and (b)), and the CLI
       `python -m spacy_joint_sbd segment` as a subprocess (its peak RSS from
-      `getrusage(RUSAGE_CHILDREN)` of a small process that starts it).
+      `getrusage(RUSAGE_CHILDREN)` of a small process that starts it);
+  (d) the CLI's peak RSS on `--large-chars` (20,000,000) characters of the same books and on
+      `--worst-chars` (1,000,000) characters of `a a a …` (no boundary anywhere), beside (c)
+      (`--no-memory-cases` skips them: about 20 minutes on the 2-core VM).
 Words are the treebank's words (the same count for every pipeline, whatever its tokenizer); times
 are CPU seconds of the process (`time.process_time()`, every thread included: BLAS threads that
 spin count), after a warm-up. The environment is left as users have it (no BLAS variable set).
@@ -51,7 +54,7 @@ SHORT_BINS = ((10, 19), (20, 29), (30, 40))
 RUNS = ("ours", "peer_core", "peer_full")
 TARGETS = {"long_vs_peer_core": 1.0, "short_vs_peer_core": 1.0, "long_vs_peer_full": 1.5,
            "short_vs_peer_full": 1.5, "short_of_long": 0.7, "segment_chars_per_s": 100_000,
-           "segment_cli_peak_rss_mb": 500}
+           "segment_cli_peak_rss_mb": 500, "segment_large_peak_rss_mb": 500, "segment_no_boundary_peak_rss_mb": 500}
 """Issue 32's targets: ratios of words/s (ours / peer), short / long words/s of ours, `segment`
 characters/s in-process on the 1 MB text, and the CLI's peak RSS (MB) on it."""
 
@@ -218,18 +221,41 @@ def segment_worker(nlp, inputs: Dict[str, Any]) -> Dict[str, Any]:
     stats = SegmentStats()
     sents, cpu, wall = timed(lambda: list(segment_stream(nlp, io.StringIO(text), stats=stats)))
     rss_in = peak_rss_mb()
+    return {"chars": len(text), "words": len(text.split()), "sentences": len(sents), "windows": stats.windows,
+            "forced_cuts": stats.forced_cuts, "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
+            "chars_per_s": round(len(text) / cpu), "peak_rss_mb_in_process": round(rss_in, 1),
+            "cli": cli_segment(path, len(text))}
+
+
+def cli_segment(path: Path, chars: int) -> Dict[str, Any]:
+    """`python -m spacy_joint_sbd segment` (default settings) on one file: sentences, CPU and wall
+    seconds, characters/s and peak RSS, measured by a small parent process (`CHILD_USAGE`)."""
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "spacy_joint_sbd", "segment", str(path), "-o", str(Path(tmp) / "out.txt")]
         cli = json.loads(subprocess.run([sys.executable, "-c", CHILD_USAGE, *cmd], check=True, stdout=subprocess.PIPE,
                                         text=True).stdout)
-        cli_lines = sum(1 for line in (Path(tmp) / "out.txt").open(encoding="utf-8") if line.strip())
-    cli_cpu, cli_wall = cli["cpu_s"], cli["wall_s"]
-    return {"chars": len(text), "words": len(text.split()), "sentences": len(sents), "windows": stats.windows,
-            "forced_cuts": stats.forced_cuts, "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
-            "chars_per_s": round(len(text) / cpu), "peak_rss_mb_in_process": round(rss_in, 1),
-            "cli": {"sentences": cli_lines, "cpu_s": round(cli_cpu, 3), "wall_s": round(cli_wall, 3),
-                    "chars_per_s": round(len(text) / cli_cpu), "chars_per_s_wall": round(len(text) / cli_wall),
-                    "peak_rss_mb": round(cli["maxrss_kb"] / 1024.0, 1)}}
+        lines = sum(1 for line in (Path(tmp) / "out.txt").open(encoding="utf-8") if line.strip())
+    return {"chars": chars, "sentences": lines, "cpu_s": round(cli["cpu_s"], 3), "wall_s": round(cli["wall_s"], 3),
+            "chars_per_s": round(chars / cli["cpu_s"]), "chars_per_s_wall": round(chars / cli["wall_s"]),
+            "peak_rss_mb": round(cli["maxrss_kb"] / 1024.0, 1)}
+
+
+def memory_cases(text_dir: Path, large_chars: int, worst_chars: int) -> Dict[str, Dict[str, Any]]:
+    """The CLI's peak RSS beside the 1 MB run (issue 32 item 4): `large_chars` of books, and
+    `worst_chars` of one-letter words with no boundary anywhere (`a a a …`: the most tokens per
+    character, one unending sentence)."""
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        large, _ = segment_text(text_dir, large_chars)
+        cases = (("large", large), ("no_boundary", ("a " * (worst_chars // 2)).rstrip()))
+        del large
+        for name, text in cases:
+            path = Path(tmp) / f"{name}.txt"
+            path.write_text(text, encoding="utf-8")
+            print(f"segment CLI on {name} ({len(text):,} chars) …", file=sys.stderr, flush=True)
+            out[name] = cli_segment(path, len(text))
+            path.unlink()
+    return out
 
 
 def run_worker(run: str, inputs_path: Path) -> Dict[str, Any]:
@@ -267,8 +293,12 @@ def ratios(summary: Dict[str, Dict[str, Any]]) -> Dict[str, float]:
 
 def check_targets(rat: Dict[str, float], seg: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
     values = dict(rat, segment_chars_per_s=seg["chars_per_s"], segment_cli_peak_rss_mb=seg["cli"]["peak_rss_mb"])
+    for name, case in seg.get("memory_cases", {}).items():
+        values[f"segment_{name}_peak_rss_mb"] = case["peak_rss_mb"]
     out = {}
     for name, target in TARGETS.items():
+        if name not in values:  # --no-memory-cases
+            continue
         value = values[name]
         met = value <= target if name.endswith("rss_mb") else value >= target
         out[name] = {"target": target, "value": value, "met": bool(met)}
@@ -338,6 +368,9 @@ def report(out: Dict[str, Any]) -> None:
              f"(peak RSS {seg['peak_rss_mb_in_process']:,.0f} MB with the model); CLI "
              f"{seg['cli']['chars_per_s']:,} chars/s CPU, {seg['cli']['chars_per_s_wall']:,} wall, "
              f"peak RSS {seg['cli']['peak_rss_mb']:,.0f} MB")
+    for name, case in seg.get("memory_cases", {}).items():
+        msg.info(f"segment CLI, {name} ({case['chars']:,} chars): {case['chars_per_s']:,} chars/s CPU, "
+                 f"peak RSS {case['peak_rss_mb']:,.0f} MB")
     msg.divider("issue 32 targets")
     for name, t in out["targets"].items():
         sign = "≤" if name.endswith("_mb") else "≥"
@@ -354,6 +387,12 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     ap.add_argument("--short-n", type=int, default=1000)
     ap.add_argument("--text-dir", type=Path, default=TEXT, help="raw .txt files for the segment text")
     ap.add_argument("--segment-chars", type=int, default=1_000_000)
+    ap.add_argument("--large-chars", type=int, default=20_000_000,
+                    help="characters of books for the CLI's peak RSS on a large file")
+    ap.add_argument("--worst-chars", type=int, default=1_000_000,
+                    help="characters of 'a a a …' (no boundary) for the CLI's worst case")
+    ap.add_argument("--no-memory-cases", action="store_true",
+                    help="skip the large and no-boundary CLI runs (about 20 minutes of the full run)")
     ap.add_argument("--json", type=Path, help="default results/bench/pipeline_speed.json (none with --quick)")
     ap.add_argument("--png", type=Path, help="default results/bench/pipeline_speed.png (none with --quick)")
     ap.add_argument("--worker", choices=RUNS, help=argparse.SUPPRESS)
@@ -389,6 +428,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             print(f"running {run} …", file=sys.stderr, flush=True)
             results[run] = run_worker(run, inputs_path)
     seg = results["ours"].pop("segment")
+    if not args.no_memory_cases:
+        large, worst = (60_000, 20_000) if args.quick else (args.large_chars, args.worst_chars)
+        seg["memory_cases"] = memory_cases(args.text_dir, large, worst)
     summary = {run: summarize(results[run]) for run in RUNS}
     rat = ratios(summary)
     out = {"issue": 32, "quick": args.quick, "machine": machine(),

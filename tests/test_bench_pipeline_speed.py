@@ -78,5 +78,9 @@ def test_quick_run_writes_figures_without_machine_paths(tmp_path):
     assert out["segment"]["sentences"] > 1 and out["segment"]["cli"]["peak_rss_mb"] > 0
     assert set(out["targets"]) == {"long_vs_peer_core", "short_vs_peer_core", "long_vs_peer_full",
                                    "short_vs_peer_full", "short_of_long", "segment_chars_per_s",
-                                   "segment_cli_peak_rss_mb"}
+                                   "segment_cli_peak_rss_mb", "segment_large_peak_rss_mb",
+                                   "segment_no_boundary_peak_rss_mb"}
+    cases = out["segment"]["memory_cases"]
+    assert set(cases) == {"large", "no_boundary"} and all(c["peak_rss_mb"] > 0 and c["sentences"] >= 1
+                                                         for c in cases.values())
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

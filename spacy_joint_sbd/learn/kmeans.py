@@ -159,14 +159,7 @@ def kmeans(x: Union[numpy.ndarray, Sequence[numpy.ndarray]], k: int, iters: int 
         x = _take_rows(parts, numpy.sort(rng.choice(n, max_points, replace=False)))
     else:
         x = parts[0] if len(parts) == 1 else numpy.concatenate(parts)
-    seen, start = set(), []
-    for i in rng.permutation(len(x)):  # k distinct rows in random order
-        key = x[i].tobytes()
-        if key not in seen:
-            seen.add(key)
-            start.append(i)
-            if len(start) == k:
-                break
+    start = _distinct_rows(x, k, rng)
     if len(start) < k:
         raise ValueError(f"kmeans: {len(start)} distinct vectors cannot make {k} clusters")
     c = x[start].copy()
@@ -177,6 +170,20 @@ def kmeans(x: Union[numpy.ndarray, Sequence[numpy.ndarray]], k: int, iters: int 
         full = counts > 0
         c[full] = (_cluster_sums(x, order, counts[full]) / counts[full, None]).astype(numpy.float32)
     return c
+
+
+def _distinct_rows(x: numpy.ndarray, k: int, rng: numpy.random.RandomState) -> List[int]:
+    """Up to k indices of distinct rows of `x`, in the order of one `rng.permutation`: the
+    starting centroids of Lloyd's iterations."""
+    seen, out = set(), []
+    for i in rng.permutation(len(x)).tolist():
+        key = x[i].tobytes()
+        if key not in seen:
+            seen.add(key)
+            out.append(i)
+            if len(out) == k:
+                break
+    return out
 
 
 def _cluster_sums(x: numpy.ndarray, order: numpy.ndarray, counts: numpy.ndarray) -> numpy.ndarray:
@@ -263,14 +270,7 @@ def _split(x: numpy.ndarray, b: int, iters: int, rng: numpy.random.RandomState, 
     `rng` (padded with `parent` when there are fewer distinct points); an emptied child keeps
     its place."""
     c = numpy.repeat(parent[None, :], b, axis=0).astype(numpy.float32)
-    seen, take = set(), []
-    for i in rng.permutation(len(x)).tolist():  # b distinct points in random order
-        key = x[i].tobytes()
-        if key not in seen:
-            seen.add(key)
-            take.append(i)
-            if len(take) == b:
-                break
+    take = _distinct_rows(x, b, rng)
     c[:len(take)] = x[take]
     if len(take) < b:
         return c
