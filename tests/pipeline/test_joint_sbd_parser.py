@@ -255,3 +255,22 @@ def test_saved_cfg_attrs_are_normalised_on_load(trained_nlp, tmp_path):
     srsly.write_json(cfg_path, cfg)
     with pytest.raises(ValueError, match="truncated or foreign cfg"):
         spacy.load(tmp_path / "m")
+
+
+def test_has_final_punct_agrees_with_the_token_rule():
+    """The fast reading (text first, then distinct punctuation tokens) gives what the rule says:
+    some token made only of sentence-final marks."""
+    import random
+
+    from spacy.pipeline import Sentencizer
+
+    from spacy_joint_sbd.pipeline.joint_sbd_parser import has_final_punct
+
+    marks = set(Sentencizer.default_punct_chars)
+    nlp = spacy.blank("en")
+    rng = random.Random(11)
+    pieces = ["word", "e.g.", "a.m.", "3.5", "?!", ".", "...", "—", ",", "“", "。", "don't", "?x", "!!", "\n\n", "Dr."]
+    for _ in range(300):
+        doc = nlp.make_doc(" ".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))))
+        expected = any(t.is_punct and set(t.text) <= marks for t in doc)
+        assert has_final_punct(doc) == expected, doc.text
