@@ -154,11 +154,7 @@ def kmeans(x: Union[numpy.ndarray, Sequence[numpy.ndarray]], k: int, iters: int 
     if not isinstance(iters, int) or iters < 0:
         raise ValueError(f"kmeans: iters must be an int >= 0, got {iters!r}")
     rng = numpy.random.RandomState(seed)
-    n = sum(len(p) for p in parts)
-    if max_points is not None and n > max_points:
-        x = _take_rows(parts, numpy.sort(rng.choice(n, max_points, replace=False)))
-    else:
-        x = parts[0] if len(parts) == 1 else numpy.concatenate(parts)
+    x = _sample_rows(parts, max_points, rng)
     start = _distinct_rows(x, k, rng)
     if len(start) < k:
         raise ValueError(f"kmeans: {len(start)} distinct vectors cannot make {k} clusters")
@@ -170,6 +166,16 @@ def kmeans(x: Union[numpy.ndarray, Sequence[numpy.ndarray]], k: int, iters: int 
         full = counts > 0
         c[full] = (_cluster_sums(x, order, counts[full]) / counts[full, None]).astype(numpy.float32)
     return c
+
+
+def _sample_rows(parts: Sequence[numpy.ndarray], max_points: Optional[int],
+                 rng: numpy.random.RandomState) -> numpy.ndarray:
+    """The rows of the parts stacked in order, or `max_points` of them drawn by `rng` (sorted)
+    when there are more: only the sample is ever copied into one array."""
+    n = sum(len(p) for p in parts)
+    if max_points is not None and n > max_points:
+        return _take_rows(parts, numpy.sort(rng.choice(n, max_points, replace=False)))
+    return parts[0] if len(parts) == 1 else numpy.concatenate(parts)
 
 
 def _distinct_rows(x: numpy.ndarray, k: int, rng: numpy.random.RandomState) -> List[int]:
@@ -242,21 +248,18 @@ def kmeans_tree(x: Union[numpy.ndarray, Sequence[numpy.ndarray]], ks: Sequence[i
     sets = [kmeans(x, ks[0], iters=iters, seed=seed, max_points=max_points)]
     if len(ks) == 1:
         return sets
-    rng = numpy.random.RandomState(seed)
+    rng = numpy.random.RandomState(seed)  # the same sample as `kmeans` drew for set 0
     parts = [numpy.asarray(p, dtype=numpy.float32) for p in (x if isinstance(x, (list, tuple)) else [x])]
-    n = sum(len(p) for p in parts)
-    if max_points is not None and n > max_points:
-        pts = _take_rows(parts, numpy.sort(rng.choice(n, max_points, replace=False)))
-    else:
-        pts = parts[0] if len(parts) == 1 else numpy.concatenate(parts)
+    pts = _sample_rows(parts, max_points, rng)
     assign = tree_nearest(pts, sets)[:, -1]
     for k in ks[1:]:
         parent_set = sets[-1]
         b = k // len(parent_set)
         children = numpy.repeat(parent_set, b, axis=0)  # a cluster without points keeps its parent
         order = numpy.argsort(assign, kind="stable")
-        ends = numpy.cumsum(numpy.bincount(assign, minlength=len(parent_set)))
-        starts = ends - numpy.bincount(assign, minlength=len(parent_set))
+        counts = numpy.bincount(assign, minlength=len(parent_set))
+        ends = numpy.cumsum(counts)
+        starts = ends - counts
         for p in range(len(parent_set)):
             own = pts[order[starts[p]:ends[p]]]
             children[p * b:(p + 1) * b] = _split(own, b, iters, rng, parent_set[p])
