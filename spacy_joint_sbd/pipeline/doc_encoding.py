@@ -18,6 +18,7 @@ from spacy.training import Example
 from ..corpus.labels import from_spacy_dep, to_spacy_dep
 from ..transition import EngineDoc, LabelSet, Parse
 from .context_clusters import ContextClusters
+from .prior_scores import prior_column
 from .whitespace import SPACE_LABEL, SpacePlan, closing_quote_tags, forbid_closing_starts
 
 
@@ -30,14 +31,19 @@ def check_attrs(attrs: Sequence[str]) -> List[str]:
     return names
 
 
-def doc_attrs(doc: Doc, attrs: Sequence[str], context: Optional[ContextClusters] = None) -> numpy.ndarray:
+def doc_attrs(doc: Doc, attrs: Sequence[str], context: Optional[ContextClusters] = None,
+              prior: bool = False) -> numpy.ndarray:
     """(len(doc), len(attrs)) uint64 array of the Doc's attribute ids (the engine's features),
-    followed by the `context` cluster columns of its `Doc.tensor` when given."""
+    followed by the `context` cluster columns of its `Doc.tensor` when given and, with `prior`,
+    the binned boundary probabilities an earlier component wrote (`prior_scores.prior_column`)."""
     ids = [IDS[a] for a in attrs]
     arr = numpy.ascontiguousarray(doc.to_array(ids).reshape((len(doc), len(ids))), dtype=numpy.uint64)
-    if context is None:
-        return arr
-    return numpy.ascontiguousarray(numpy.hstack([arr, context.columns(doc)]))
+    cols = [arr]
+    if context is not None:
+        cols.append(context.columns(doc))
+    if prior:
+        cols.append(prior_column(doc))
+    return arr if len(cols) == 1 else numpy.ascontiguousarray(numpy.hstack(cols))
 
 
 def doc_sent_starts(doc: Doc) -> numpy.ndarray:
@@ -72,7 +78,7 @@ def space_plan(doc: Doc, presets: Optional[numpy.ndarray] = None) -> Optional[Sp
 
 
 def engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True,
-               context: Optional[ContextClusters] = None) -> EngineDoc:
+               context: Optional[ContextClusters] = None, prior: bool = False) -> EngineDoc:
     """What the engine parses: the features and, inside given sentences, the Doc's boundaries.
 
     Whole-document mode: the boundaries set before (`doc_presets`) are presets (None when there
@@ -80,8 +86,8 @@ def engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True,
     as opening ones (`forbid_closing_starts`, `closing_quote_tags`), and whitespace tokens are left
     out (`SpacePlan`; `expand_parse` puts them back)."""
     if not document_level:
-        return EngineDoc(attrs=doc_attrs(doc, attrs, context), sent_starts=doc_sent_starts(doc))
-    attrs_arr = closing_quote_tags(doc, doc_attrs(doc, attrs, context), attrs)
+        return EngineDoc(attrs=doc_attrs(doc, attrs, context, prior), sent_starts=doc_sent_starts(doc))
+    attrs_arr = closing_quote_tags(doc, doc_attrs(doc, attrs, context, prior), attrs)
     presets = forbid_closing_starts(doc, doc_presets(doc))
     plan = space_plan(doc, presets)
     if plan is not None:
@@ -122,9 +128,10 @@ def tree_problem(heads: Sequence[int], starts: Sequence[bool]) -> Optional[str]:
 
 def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
                     document_level: bool = True, presets: bool = True,
-                    context: Optional[ContextClusters] = None) -> Optional[EngineDoc]:
+                    context: Optional[ContextClusters] = None, prior: bool = False) -> Optional[EngineDoc]:
     """Features from `eg.predicted`, gold heads / labels / boundaries from `eg.reference`
-    (projected through spaCy's alignment when the tokenizations differ). None for an empty
+    (projected through spaCy's alignment when the tokenizations differ; `prior`: the predicted
+    doc's boundary probabilities as a feature column). None for an empty
     document; `UnusableExample` when the reference has no parse, a gold head has no counterpart in
     the predicted tokens, or the gold tree is not one tree per sentence.
 
@@ -139,7 +146,7 @@ def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
     ref = eg.reference
     if not ref.has_annotation("DEP"):
         raise UnusableExample("the reference has no dependency parse")
-    doc = EngineDoc(attrs=doc_attrs(eg.predicted, attrs, context),
+    doc = EngineDoc(attrs=doc_attrs(eg.predicted, attrs, context, prior),
                     sent_starts=None if document_level else doc_sent_starts(eg.predicted))
     if len(ref) == n and all(a.text == b.text for a, b in zip(eg.predicted, ref)):
         heads = [t.head.i for t in ref]

@@ -31,7 +31,7 @@ from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_clas
 from . import calibration, sentence_limits
 from .context_clusters import ContextClusters, check_ks, with_tensor
 from .doc_encoding import UnusableExample, check_attrs, engine_doc, expand_parse, gold_engine_doc, set_parse
-from .prior_scores import prior_sb_scores
+from .prior_scores import PRIOR_ATTR, prior_sb_scores
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -83,6 +83,7 @@ def _write_sent_start_probs(doc: Doc, probs: Sequence[float]) -> None:
         "max_length": None,
         "context_clusters": [],
         "context_tree": False,
+        "prior_features": False,
         "scorer": {"@scorers": "spacy_joint_sbd.joint_scorer.v1"},
     },
     default_score_weights={"sents_f": 0.5, "dep_las": 0.5, "dep_uas": 0.0, "sents_p": None, "sents_r": None},
@@ -106,6 +107,7 @@ def make_joint_sbd_parser(
     threshold: Optional[float] = None,
     max_length: Optional[int] = None,
     context_tree: bool = False,
+    prior_features: bool = False,
 ) -> "JointSBDParser":
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
 
@@ -130,6 +132,10 @@ def make_joint_sbd_parser(
         (`doc._.boundary_probs`, e.g. `boundary_prior`), w · logit(p) is added to the score of the
         move that starts a sentence at each token (`pipeline.prior_scores`); 0 = ignore them.
         Prediction only, chosen on dev data with the SB biases (they re-centre it).
+    prior_features: read those probabilities as features too (`prior_scores.prior_column`: binned
+        log-odds at b0, b0 − 1, s0, b1), learnt in training: the training Examples' predicted docs
+        must carry probabilities from a model that never saw them (as noisy as on new text). A Doc
+        without them is parsed without that evidence.
     threshold: None = sentences as the search decided; P in (0, 1] = a sentence starts exactly where
         `token._.sent_start_prob` >= P (`pipeline.sentence_limits`; trees repaired to one per
         sentence). Meaningful with a calibrated probability (`cfg["calibration"]`).
@@ -148,7 +154,7 @@ def make_joint_sbd_parser(
                           learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level,
                           scorer=scorer, sb_bias=sb_bias, sb_bias_unpunctuated=sb_bias_unpunctuated,
                           context_clusters=context_clusters, prior_weight=prior_weight, threshold=threshold,
-                          max_length=max_length, context_tree=context_tree)
+                          max_length=max_length, context_tree=context_tree, prior_features=prior_features)
 
 
 @util.registry.scorers("spacy_joint_sbd.joint_scorer.v1")
@@ -179,6 +185,7 @@ class JointSBDParser(TrainablePipe):
         threshold: Optional[float] = None,
         max_length: Optional[int] = None,
         context_tree: bool = False,
+        prior_features: bool = False,
     ) -> None:
         if update not in UPDATES:
             raise ValueError(f"[{name}] update must be one of {', '.join(UPDATES)}, got {update!r}")
@@ -196,6 +203,8 @@ class JointSBDParser(TrainablePipe):
         context_ks = check_ks(context_clusters, name)
         if not isinstance(context_tree, bool):
             raise ValueError(f"[{name}] context_tree must be true or false, got {context_tree!r}")
+        if not isinstance(prior_features, bool):
+            raise ValueError(f"[{name}] prior_features must be true or false, got {prior_features!r}")
         if context_tree and context_ks:
             try:
                 check_tree_ks(context_ks)
@@ -213,6 +222,7 @@ class JointSBDParser(TrainablePipe):
             "prior_weight": float(prior_weight),
             "threshold": None if threshold is None else float(threshold), "max_length": max_length,
             "context_clusters": context_ks, "context_tree": context_tree, "context": None, "calibration": None,
+            "prior_features": prior_features,
         }
         self._context: Optional[ContextClusters] = None
         """The fitted contextual clusters (`cfg["context"]` is their saved form), None if off."""
@@ -242,8 +252,9 @@ class JointSBDParser(TrainablePipe):
         word = next((a for a in ("NORM", "LOWER", "ORTH") if a in attrs), attrs[0])
         tag = next((a for a in ("TAG", "POS") if a in attrs), attrs[min(1, len(attrs) - 1)])
         context = self._context.names if self._context is not None else []
+        prior = [PRIOR_ATTR] if self.cfg.get("prior_features") else []
         parser = TransitionParser(
-            self.cfg["labels"], attrs=[*attrs, *context], word=word, tag=tag, n_rows=self.model.attrs["n_rows"],
+            self.cfg["labels"], attrs=[*attrs, *context, *prior], word=word, tag=tag, n_rows=self.model.attrs["n_rows"],
             learner=self.cfg["learner"], pa_c=self.cfg["pa_c"], sb_oracle=self.cfg["sb_oracle"],
             document_level=self.cfg["document_level"],
         )
@@ -301,7 +312,8 @@ class JointSBDParser(TrainablePipe):
         validate_settings(self.cfg, self.name)  # cfg may have been changed by hand since
         parser = self.parser
         level = self.cfg["document_level"]
-        engine_docs = [engine_doc(d, self.cfg["attrs"], level, self._context) for d in docs]
+        engine_docs = [engine_doc(d, self.cfg["attrs"], level, self._context, self.cfg["prior_features"])
+                       for d in docs]
         if level and self.cfg["prior_weight"]:
             for d, e in zip(docs, engine_docs):
                 e.sb_scores = prior_sb_scores(d, self.cfg["prior_weight"])
@@ -382,7 +394,7 @@ class JointSBDParser(TrainablePipe):
         for eg in examples:
             try:
                 doc = gold_engine_doc(eg, parser.labels, self.cfg["attrs"], self.cfg["document_level"],
-                                      context=self._context)
+                                      context=self._context, prior=self.cfg["prior_features"])
             except UnusableExample as e:
                 skipped.append(f"{doc_name(eg.reference)}: {e}")
                 continue
@@ -504,6 +516,8 @@ class JointSBDParser(TrainablePipe):
             raise bad(str(e)) from None
         if not isinstance(cfg.setdefault("context_tree", False), bool):  # saved before trees: flat
             raise bad(f"context_tree {cfg['context_tree']!r}")
+        if not isinstance(cfg.setdefault("prior_features", False), bool):  # saved before: none
+            raise bad(f"prior_features {cfg['prior_features']!r}")
         weight = cfg.setdefault("prior_weight", 0.0)  # saved before the prior existed: none
         if not _is_bias(weight) or weight < 0:
             raise bad(f"prior_weight {weight!r}")

@@ -1,10 +1,17 @@
-"""Boundary probabilities from an earlier component → per-token additive scores of the SB move.
+"""Boundary probabilities from an earlier component → evidence for the joint parser's SB move.
 
 Any component that writes `doc._.boundary_probs` (P(token starts a sentence), one per token: the
-`boundary_prior`, or a heavier model later) feeds the joint parser through this one function: the
-parser adds `weight · logit(p)` (clipped to ±`CLIP`) to the score of SB wherever SB would start a
-sentence at that token — a product of experts whose weight is chosen on development data, as
-`sb_bias` is. Whitespace tokens are left out, as the engine leaves them out (`SpacePlan.keep`).
+`boundary_prior`, or a heavier model later) feeds the joint parser in two ways, both here:
+
+- `prior_sb_scores`: the parser adds `weight · logit(p)` (clipped to ±`CLIP`) to the score of SB
+  wherever SB would start a sentence at that token — a product of experts whose weight is chosen
+  on development data, as `sb_bias` is. Whitespace tokens are left out, as the engine leaves them
+  out (`SpacePlan.keep`).
+- `prior_column`: the log-odds binned into a token attribute (`PRIOR_ATTR`) that the parser's
+  extra feature templates read at b0, b0 − 1, s0, b1 and (b0 − 1, b0) (`joint_sbd_parser`'s
+  `prior_features`): the parser LEARNS how far to trust the evidence in each syntactic context,
+  which needs training documents whose probabilities are as noisy as new text's (a prior that
+  never saw them).
 """
 from typing import Optional
 
@@ -17,12 +24,19 @@ from ..boundary import DOC_PROBS
 CLIP = 8.0
 """Largest |log-odds| taken from a probability (p = 0 or 1 would be infinite)."""
 
+PRIOR_ATTR = "BOUNDARY_PRIOR"
+"""The engine's name for the `prior_column` attribute (not a spaCy attribute)."""
 
-def prior_sb_scores(doc: Doc, weight: float) -> Optional[numpy.ndarray]:
-    """float32 SB scores of the Doc's non-space tokens, or None when `weight` is 0 or the Doc
-    carries no probabilities. ValueError when they do not fit the Doc."""
-    if not weight or len(doc) == 0:
-        return None
+BINS_PER_LOGIT = 2
+"""`prior_column` resolution: bins per unit of log-odds (33 bins over ±`CLIP`)."""
+
+NO_PRIOR = 1
+"""`prior_column`'s value on a Doc without probabilities (a bin value is ≥ 2)."""
+
+
+def _logits(doc: Doc) -> Optional[numpy.ndarray]:
+    """Clipped log-odds of the Doc's `boundary_probs` (every token), None when it has none;
+    ValueError when they do not fit the Doc."""
     probs = doc._.get(DOC_PROBS) if Doc.has_extension(DOC_PROBS) else None
     if probs is None:
         return None
@@ -30,6 +44,27 @@ def prior_sb_scores(doc: Doc, weight: float) -> Optional[numpy.ndarray]:
     if p.shape != (len(doc),) or not numpy.isfinite(p).all():
         raise ValueError(f"doc._.{DOC_PROBS} must hold {len(doc)} finite probabilities, got shape {p.shape}")
     p = numpy.clip(p, 1e-12, 1 - 1e-12)
-    logit = numpy.clip(numpy.log(p) - numpy.log1p(-p), -CLIP, CLIP)
+    return numpy.clip(numpy.log(p) - numpy.log1p(-p), -CLIP, CLIP)
+
+
+def prior_column(doc: Doc) -> numpy.ndarray:
+    """(len(doc), 1) uint64: each token's log-odds of starting a sentence rounded to
+    1 / `BINS_PER_LOGIT` (values 2 .. 2 + 2·CLIP·BINS_PER_LOGIT), or `NO_PRIOR` everywhere when
+    the Doc carries no probabilities (the parser then scores without this evidence)."""
+    logit = _logits(doc) if len(doc) else None
+    if logit is None:
+        return numpy.full((len(doc), 1), NO_PRIOR, dtype=numpy.uint64)
+    bins = numpy.rint((logit + CLIP) * BINS_PER_LOGIT).astype(numpy.int64) + 2
+    return bins.astype(numpy.uint64).reshape((len(doc), 1))
+
+
+def prior_sb_scores(doc: Doc, weight: float) -> Optional[numpy.ndarray]:
+    """float32 SB scores of the Doc's non-space tokens, or None when `weight` is 0 or the Doc
+    carries no probabilities. ValueError when they do not fit the Doc."""
+    if not weight or len(doc) == 0:
+        return None
+    logit = _logits(doc)
+    if logit is None:
+        return None
     space = doc.to_array([IS_SPACE]).reshape((len(doc),)).astype(bool)
     return numpy.ascontiguousarray(weight * logit[~space], dtype=numpy.float32)

@@ -6,7 +6,7 @@ from .moves cimport DocC
 
 
 cdef enum:
-    MAX_EXTRA = 8
+    MAX_EXTRA = 12
     MAX_FEATS = 192
 
 
@@ -15,7 +15,7 @@ cdef struct FeatConfigC:
     int word_col
     int tag_col
     int n_extra
-    int extra_cols[8]
+    int extra_cols[12]  # MAX_EXTRA
 
 
 # The roles whose templates depend on one token only (`role_features`): the beam caches each

@@ -139,3 +139,76 @@ def test_tune_prior_keeps_no_prior_unless_dev_gains(trained_nlp, sample_examples
     finally:
         trained_nlp.remove_pipe("boundary_prior")
     assert parser.cfg == before
+
+
+def test_prior_column_bins_log_odds():
+    from spacy_joint_sbd.pipeline.prior_scores import BINS_PER_LOGIT, CLIP, NO_PRIOR, prior_column
+
+    nlp = spacy.blank("en")
+    doc = Doc(nlp.vocab, words=["a", "b", "c", "d"])
+    col = prior_column(doc)
+    assert col.shape == (4, 1) and col.dtype == numpy.uint64 and (col == NO_PRIOR).all()
+    doc._.set(DOC_PROBS, numpy.asarray([1.0, 0.5, 0.0, 0.9], dtype=numpy.float32))
+    col = prior_column(doc)[:, 0].tolist()
+    middle = 2 + int(CLIP * BINS_PER_LOGIT)
+    assert col[:3] == [2 + 2 * int(CLIP * BINS_PER_LOGIT), middle, 2]  # clipped at ±CLIP, 0.5 in the middle
+    assert col[3] == middle + round(numpy.log(9) * BINS_PER_LOGIT) and min(col) > NO_PRIOR
+    doc._.set(DOC_PROBS, numpy.zeros(3))
+    with pytest.raises(ValueError, match=DOC_PROBS):
+        prior_column(doc)
+
+
+def test_prior_features_are_learnt_and_saved(sample_examples, tmp_path):
+    """A parser trained with `prior_features` on unpunctuated documents whose probabilities are
+    informative (0.9 at gold sentence starts, 0.1 elsewhere) learns to read them: with
+    `prior_weight` 0, a held-out document's boundaries follow its probabilities (more of them at
+    the gold starts than with the probabilities flipped), the setting survives saving, and a Doc
+    without probabilities still parses."""
+    from spacy.training import Example
+
+    from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
+    from spacy_joint_sbd.corpus.variants import apply_variant
+
+    _, examples = sample_examples
+    vocab = examples[0].reference.vocab
+
+    def star(eg):
+        ref = record_to_doc(vocab, apply_variant(doc_to_record(eg.reference), "star"))
+        gold = numpy.asarray([i == 0 or bool(t.is_sent_start) for i, t in enumerate(ref)])
+        return ref, gold
+
+    def predicted(ref, probs):
+        doc = Doc(vocab, words=[t.text for t in ref], spaces=[bool(t.whitespace_) for t in ref])
+        if probs is not None:
+            doc._.set(DOC_PROBS, numpy.asarray(probs, dtype=numpy.float32))
+        return doc
+
+    train = []
+    for eg in examples[:24]:
+        ref, gold = star(eg)
+        train.append(Example(predicted(ref, numpy.where(gold, 0.9, 0.1)), ref))
+    nlp = spacy.blank("en", vocab=vocab)
+    nlp.add_pipe("joint_sbd_parser", config={"beam_width": 4, "attrs": ["NORM", "SHAPE", "PREFIX", "SUFFIX"],
+                                             "prior_features": True})
+    nlp.initialize(lambda: train)
+    for _ in range(3):
+        for i in range(0, len(train), 8):
+            nlp.update(train[i:i + 8])
+    parser = nlp.get_pipe("joint_sbd_parser")
+    assert parser.cfg["prior_weight"] == 0.0 and "BOUNDARY_PRIOR" in parser.parser.attrs
+    ref, gold = star(examples[25])
+    probs = numpy.where(gold, 0.9, 0.1)
+
+    def starts(p, pipe):
+        return numpy.asarray([bool(t.is_sent_start) for t in pipe(predicted(ref, p))])
+
+    hits = (starts(probs, parser)[1:] & gold[1:]).sum()
+    flipped = (starts(1 - probs, parser)[1:] & gold[1:]).sum()
+    assert hits > flipped + 2, (hits, flipped, gold.sum())
+    assert starts(None, parser).sum() >= 1
+    nlp.to_disk(tmp_path / "m")
+    loaded = spacy.load(tmp_path / "m").get_pipe("joint_sbd_parser")
+    assert loaded.cfg["prior_features"] is True
+    assert (starts(probs, loaded) == starts(probs, parser)).all()
+    with pytest.raises(ValueError, match="prior_features"):
+        spacy.blank("en").add_pipe("joint_sbd_parser", config={"prior_features": "yes"})

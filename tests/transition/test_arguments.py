@@ -146,7 +146,7 @@ def test_engine_and_weights_sizes():
     with pytest.raises(ValueError, match="n_labels"):
         Engine(2 ** 30, 2)  # n_classes overflowed to a negative int
     with pytest.raises(ValueError, match="extra_cols"):
-        Engine(2, 2, 0, 1, [0] * 9)
+        Engine(2, 2, 0, 1, [0] * 13)  # MAX_EXTRA = 12
     with pytest.raises(ValueError, match="extra_cols"):
         Engine(2, 2, 0, 1, [5])
 
