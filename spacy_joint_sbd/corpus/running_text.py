@@ -399,13 +399,53 @@ def text_records(text: str, tokenizer: Tokenizer, name: str, *, max_tokens: int 
 
 DROPS_PUNCT = frozenset({"star", "nopunct"})
 
+WRAPPED = "wrapped"
+"""A layout variant: the plain text hard-wrapped (`wrap_record`), for models that must learn that a
+single line break in wrapped prose (e-mail, plain-text books) rarely ends a sentence."""
+WRAP_WIDTH = 72
+
+
+def wrap_record(rec: DocRecord, width: int = WRAP_WIDTH) -> DocRecord:
+    """The plain record hard-wrapped at `width` columns: where a word would pass the column, the
+    space before it becomes a line-break token (upos SPACE, never a sentence start; a start on the
+    word after it stays there), as `fmt`/e-mail clients wrap. Only prose is wrapped: a record that
+    already holds single line breaks (a transcript's turns, a wrapped file) is returned as it is,
+    since there each line means something. Trees are dropped (layout only: heads ROOT, no labels)."""
+    n = len(rec.words)
+    if any(u == SPACE and w.count("\n") == 1 for u, w in zip(rec.upos, rec.words)):
+        return rec
+    words, spaces, upos, starts = [], [], [], []
+    col = 0
+    for i in range(n):
+        w, u = rec.words[i], rec.upos[i]
+        if u == SPACE:
+            col = 0
+        elif words and spaces[-1] and upos[-1] != SPACE and col + len(w) > width:
+            spaces[-1] = False
+            words.append("\n")
+            spaces.append(False)
+            upos.append(SPACE)
+            starts.append(False)
+            col = 0
+        words.append(w)
+        spaces.append(rec.spaces[i])
+        upos.append(u)
+        starts.append(rec.sent_starts[i])
+        if u != SPACE:
+            col += len(w) + (1 if rec.spaces[i] else 0)
+    k = len(words)
+    return DocRecord(rec.doc_id, words, spaces, [""] * k, upos, [""] * k, [""] * k, [ROOT] * k, [""] * k, starts,
+                     source=rec.source)
+
 
 def variant_record(rec: DocRecord, variant: str) -> DocRecord:
-    """`rec` in `variant` (`corpus.variants`), whitespace conventions kept. Where a variant drops
+    """`rec` in `variant` (`corpus.variants`, or `wrapped`: `wrap_record`), whitespace conventions kept. Where a variant drops
     a mark glued between two words (spaCy splits `twenty-one`), the words are written
     apart (`twenty one`), so the text tokenizes back into the same tokens."""
     if variant == "plain":
         return rec
+    if variant == WRAPPED:
+        return wrap_record(rec)
     if variant in DROPS_PUNCT:
         rec = _space_infix_marks(rec)
     return tidy_layout(apply_variant(rec, variant))
@@ -456,7 +496,8 @@ def iter_text_docs(paths: Sequence[Union[str, Path]], nlp_vocab_or_tokenizer: Un
     `user_data["variant"]`. Deterministic: files in sorted order, no randomness."""
     tokenizer = as_tokenizer(nlp_vocab_or_tokenizer)
     for v in variants:
-        apply_variant(DocRecord("", [], [], [], [], [], [], [], [], []), v)  # unknown names fail early
+        if v != WRAPPED:
+            apply_variant(DocRecord("", [], [], [], [], [], [], [], [], []), v)  # unknown names fail early
     files = iter_text_files(paths, root=root, allow_dev=allow_dev)
     for _, rec in iter_file_records(files, tokenizer, max_tokens=max_tokens, layout=layout):
         for v in variants:

