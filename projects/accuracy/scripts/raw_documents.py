@@ -95,28 +95,34 @@ def prf(tp: int, n_pred: int, n_gold: int) -> Dict[str, float]:
     return {"p": round(100 * p, 2), "r": round(100 * r, 2), "f": round(100 * (2 * p * r / (p + r) if p + r else 0.0), 2)}
 
 
+def score(docs, texts: List[str], run: Callable[[str], Set[int]]) -> Dict[str, float]:
+    """Boundary P / R / F1 of `run` (text → sentence-start offsets) on the documents' texts, each
+    document's first sentence excluded."""
+    tp = n_pred = n_gold = 0
+    for d, text in zip(docs, texts):
+        gold = set(d.gold[1:])
+        pred = {p for p in run(text) if p > d.gold[0]}
+        tp += len(gold & pred)
+        n_pred += len(pred)
+        n_gold += len(gold)
+    return prf(tp, n_pred, n_gold)
+
+
 def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", help="the joint pipeline")) -> None:
     found = {name: ud_dir / rel for name, rel in SETS.items() if (ud_dir / rel).exists()}
     if not found:
         raise SystemExit(f"no treebank of {list(SETS.values())} under {ud_dir} (run the root project's `data`)")
     runners = systems(model)
-    report: Dict = {"layouts": list(LAYOUTS), "wrap_width": WIDTH, "sets": {}}
+    report: Dict = {"model": Path(model).name if Path(model).exists() else model, "layouts": list(LAYOUTS),
+                    "wrap_width": WIDTH, "sets": {}}
     for set_name, path in found.items():
         docs = [d for d in raw_documents(path) if d.text.strip()]
         report["sets"][set_name] = {"documents": len(docs), "gold_boundaries": sum(len(d.gold) - 1 for d in docs)}
         for lay in LAYOUTS:
             texts = [layout(d.text, lay) for d in docs]
             for sys_name, run in runners.items():
-                tp = n_pred = n_gold = 0
                 start = time.perf_counter()
-                for d, text in zip(docs, texts):
-                    gold = set(d.gold[1:])
-                    pred = run(text) - {d.gold[0]}
-                    pred = {p for p in pred if p > d.gold[0]}
-                    tp += len(gold & pred)
-                    n_pred += len(pred)
-                    n_gold += len(gold)
-                scores = {**prf(tp, n_pred, n_gold), "seconds": round(time.perf_counter() - start, 1)}
+                scores = {**score(docs, texts, run), "seconds": round(time.perf_counter() - start, 1)}
                 report["sets"][set_name].setdefault(lay, {})[sys_name] = scores
                 print(f"{set_name:9} {lay:10} {sys_name:24} P {scores['p']:6.2f} R {scores['r']:6.2f} "
                       f"F1 {scores['f']:6.2f}  ({scores['seconds']} s)", flush=True)

@@ -193,3 +193,24 @@ def test_seeds_report_only_needs_finished_seeds(tmp_path):
     proc = subprocess.run([sys.executable, str(PROJECT / "scripts" / "seeds.py"), "--report-only", "--out",
                            str(tmp_path / "none")], capture_output=True, text=True)
     assert proc.returncode == 2 and "no finished seed" in proc.stderr
+
+
+def test_raw_documents_layouts_and_scoring(ud):
+    """The three layouts keep every character offset; a splitter that returns the gold starts
+    scores 100, one that also splits at every line break of the wrapped text loses precision."""
+    sys.path.insert(0, str(PROJECT / "scripts"))
+    import raw_documents as rd
+
+    docs = [d for d in rd.raw_documents(ud / "en_gum" / "dev.conllu") if d.text.strip()]
+    texts = {lay: [rd.layout(d.text, lay) for d in docs] for lay in rd.LAYOUTS}
+    assert all(len(t) == len(d.text) for lay in rd.LAYOUTS for t, d in zip(texts[lay], docs))
+    wrapped = "\n".join(texts["wrapped"])
+    assert all(len(line) <= rd.WIDTH + 1 or " " not in line.strip() for line in wrapped.split("\n"))  # URLs pass
+    assert "\n" not in "".join(texts["flat"])
+    gold = {d.text: set(d.gold) for d in docs}
+    oracle = {t: gold[d.text] for t, d in zip(texts["wrapped"], docs)}
+    assert rd.score(docs, texts["wrapped"], lambda t: oracle[t])["f"] == 100.0
+    lines = lambda t: oracle[t] | {i + 1 for i, c in enumerate(t) if c == "\n"}  # noqa: E731
+    split = rd.score(docs, texts["wrapped"], lines)
+    assert split["r"] == 100.0 and split["p"] < 90
+    assert rd.starts_of([(0, 5), (5, 9)], "Hi.   Yes") == {0, 6}
