@@ -16,6 +16,7 @@ from typing import Callable, Dict, Optional, Sequence
 import numpy
 
 from ..learn.kmeans import single_threaded_blas
+from ..learn.logistic import newton_logistic
 
 WINDOW = 2
 """Words either side of the gap before word i: vectors of i - 2, i - 1 (before) and i, i + 1 (after)."""
@@ -40,19 +41,9 @@ def stack_fit(x: numpy.ndarray, y: numpy.ndarray, iters: int = 50, l2: float = 1
     t = numpy.asarray(y, dtype=numpy.float64)
     if len(X) == 0 or not numpy.isfinite(X).all():
         raise ValueError("stack_fit: need finite rows")
-    w = numpy.zeros(X.shape[1])
-    w[0] = 1.0
-    ridge = l2 * numpy.eye(X.shape[1])
-    ridge[-1, -1] = 0.0
-    for _ in range(iters):
-        p = 1.0 / (1.0 + numpy.exp(-numpy.clip(X @ w, -30, 30)))
-        grad = X.T @ (p - t) + ridge @ w
-        hess = (X * (p * (1 - p))[:, None]).T @ X + ridge + 1e-9 * numpy.eye(X.shape[1])
-        step = numpy.linalg.solve(hess, grad)
-        w -= step
-        if numpy.abs(step).max() < 1e-8:
-            break
-    return w
+    start = numpy.zeros(X.shape[1])
+    start[0] = 1.0  # the first input as it comes
+    return newton_logistic(X, t, l2, free=X.shape[1] - 1, start=start, iterations=iters)
 
 
 class ContextHead:

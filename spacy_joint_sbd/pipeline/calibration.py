@@ -22,6 +22,7 @@ from spacy.attrs import IS_SPACE, SENT_START
 from spacy.tokens import Doc
 
 from ..boundary import DOC_PROBS
+from ..learn.logistic import newton_logistic, sigmoid_of
 
 FEATURES = ("bias", "decision", "prior", "decision_x_prior", "beam")
 REGIMES = ("punctuated", "unpunctuated")
@@ -69,8 +70,7 @@ def regime(punctuated: bool) -> str:
 
 
 def apply(coef: Sequence[float], X: numpy.ndarray) -> numpy.ndarray:
-    z = X @ numpy.asarray(coef, dtype=numpy.float64)
-    return 1.0 / (1.0 + numpy.exp(-numpy.clip(z, -30, 30)))
+    return sigmoid_of(X, numpy.asarray(coef, dtype=numpy.float64))
 
 
 def fit(X: numpy.ndarray, y: numpy.ndarray, l2: float = 1e-2, iterations: int = 50) -> List[float]:
@@ -79,17 +79,7 @@ def fit(X: numpy.ndarray, y: numpy.ndarray, l2: float = 1e-2, iterations: int = 
     y = numpy.asarray(y, dtype=numpy.float64)
     if X.shape[0] == 0 or y.min() == y.max():
         raise ValueError("calibration needs tokens that start a sentence and tokens that do not")
-    w = numpy.zeros(X.shape[1])
-    reg = l2 * numpy.eye(X.shape[1])
-    reg[0, 0] = 0.0  # the intercept is not shrunk
-    for _ in range(iterations):
-        p = apply(w, X)
-        grad = X.T @ (p - y) + reg @ w
-        hess = (X * (p * (1 - p))[:, None]).T @ X + reg + 1e-9 * numpy.eye(X.shape[1])
-        step = numpy.linalg.solve(hess, grad)
-        w -= step
-        if numpy.abs(step).max() < 1e-8:
-            break
+    w = newton_logistic(X, y, l2, free=0, iterations=iterations)  # column 0: the intercept
     return [round(float(v), 8) for v in w]  # as the saved cfg (JSON) keeps them
 
 

