@@ -28,10 +28,13 @@ class Encoded:
     docs: List[Tuple[numpy.ndarray, numpy.ndarray]] = field(default_factory=list)
     tokens: int = 0
 
-    def add(self, attrs: numpy.ndarray, gold: numpy.ndarray) -> None:
+    def add(self, attrs: numpy.ndarray, gold: numpy.ndarray) -> bool:
+        """Keep a document of two or more words; whether it was kept."""
         if len(gold) > 1:
             self.docs.append((attrs, gold))
             self.tokens += len(gold)
+            return True
+        return False
 
 
 def encode_docs(model: BoundaryModel, docs: Iterable[Doc], held_out_every: int = 50,
@@ -39,7 +42,7 @@ def encode_docs(model: BoundaryModel, docs: Iterable[Doc], held_out_every: int =
                 keep: Optional[Callable[[Doc, numpy.ndarray, numpy.ndarray, bool], None]] = None) -> Tuple[Encoded, Encoded]:
     """(train, held out): the documents encoded, every `held_out_every`-th one held out (0: none),
     stopping once `max_tokens` training tokens are encoded (None: all). `keep(doc, positions,
-    gold, held)` sees each document of two or more words as it is encoded (e.g. to collect what a
+    gold, held)` sees each document kept (two or more words) as it is encoded (e.g. to collect what a
     second model trains on)."""
     if not isinstance(held_out_every, int) or held_out_every < 0 or held_out_every == 1:
         raise ValueError(f"held_out_every must be 0 or an int >= 2, got {held_out_every!r}")
@@ -48,8 +51,7 @@ def encode_docs(model: BoundaryModel, docs: Iterable[Doc], held_out_every: int =
         attrs, pos = model.encode(doc)
         gold = model.gold(doc, pos)
         is_held = bool(held_out_every) and i % held_out_every == held_out_every - 1
-        (held if is_held else train).add(attrs, gold)
-        if keep is not None and len(gold) > 1:
+        if (held if is_held else train).add(attrs, gold) and keep is not None:
             keep(doc, pos, gold, is_held)
         if max_tokens is not None and train.tokens >= max_tokens:
             break

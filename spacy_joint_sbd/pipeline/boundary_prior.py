@@ -19,6 +19,7 @@ vectors gets the n-gram model's probabilities alone.
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
+import srsly
 from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc, Token
@@ -195,14 +196,10 @@ class BoundaryPriorPipe(WeightsPipe):
         self.model.set_param("W", state["W"])
 
     def to_bytes(self, *, exclude=tuple()) -> bytes:
-        import srsly
-
         head = None if self.context_head is None else self.context_head.get_state()
         return srsly.msgpack_dumps({"weights": super().to_bytes(exclude=exclude), "head": head})
 
     def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "BoundaryPriorPipe":
-        import srsly
-
         try:
             msg = srsly.msgpack_loads(bytes_data)
             inner, state = msg["weights"], msg.get("head")
@@ -214,8 +211,6 @@ class BoundaryPriorPipe(WeightsPipe):
         return self
 
     def to_disk(self, path, *, exclude=tuple()) -> None:
-        import srsly
-
         super().to_disk(path, exclude=exclude)
         head_path = util.ensure_path(path) / "head"
         if self.context_head is not None:
@@ -224,8 +219,6 @@ class BoundaryPriorPipe(WeightsPipe):
             head_path.unlink()
 
     def from_disk(self, path, *, exclude=tuple()) -> "BoundaryPriorPipe":
-        import srsly
-
         head_path = util.ensure_path(path) / "head"
         state = None
         if head_path.exists():
