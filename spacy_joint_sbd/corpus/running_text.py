@@ -439,9 +439,9 @@ def wrap_record(rec: DocRecord, width: int = WRAP_WIDTH) -> DocRecord:
 
 
 def variant_record(rec: DocRecord, variant: str) -> DocRecord:
-    """`rec` in `variant` (`corpus.variants`, or `wrapped`: `wrap_record`), whitespace conventions kept. Where a variant drops
-    a mark glued between two words (spaCy splits `twenty-one`), the words are written
-    apart (`twenty one`), so the text tokenizes back into the same tokens."""
+    """`rec` in `variant` (`corpus.variants`, or `wrapped`: `wrap_record`), whitespace conventions
+    kept. Where a variant drops a mark glued between two words (spaCy splits `twenty-one`), the
+    words are written apart (`twenty one`), so the text tokenizes back into the same tokens."""
     if variant == "plain":
         return rec
     if variant == WRAPPED:
