@@ -9,32 +9,21 @@ are streamed in windows (`spacy_joint_sbd.segment`). Every bad option value, unr
 unloadable model is a one-line `error: ...` on stderr (exit 1; 2 for a malformed command line).
 """
 import codecs
-import glob
-import io
-import json
-import re
 import sys
 from pathlib import Path
-from typing import Iterator, List, NoReturn, Optional, TextIO, Tuple
+from typing import List, NoReturn, Optional, Tuple
 
 import typer
-from tqdm import tqdm
 from typer.core import TyperCommand
 
-from ..corpus.record import ROOT, DocRecord
-from ..corpus.writer import write_records
 from ..pipeline.newline_boundaries import MODES as NEWLINE_MODES  # registers the factory
-from ..segment import (DEFAULT_WINDOW_CHARS, Sentence, SegmentStats, check_positive, segment_stream,
-                       segment_texts)
+from ..segment import DEFAULT_WINDOW_CHARS, SegmentStats, check_positive
+from ..textio import FORMATS, STDIN, InputError, expand_inputs, segment_files
 from . import app
 from ._util import atomic_path, terminate_as_exit
 
 DEFAULT_MODEL = "en_joint_sbd"
 """The pipeline `segment` loads when no model is named (installed by README's main command)."""
-FORMATS = ("lines", "jsonl", "conllu")
-STDIN = "-"
-STDIN_ID = "stdin"
-"""The document id of stdin in CoNLL-U (`# newdoc id = stdin`, `# sent_id = stdin-0001`)."""
 
 
 def _say(kind: str, text: str) -> None:
@@ -45,10 +34,6 @@ def _say(kind: str, text: str) -> None:
 def _fail(text: str) -> NoReturn:
     _say("error", text)
     raise typer.Exit(1)
-
-
-class InputError(ValueError):
-    """A named input that cannot be read: stops the run, names the input."""
 
 
 def _is_model(name: str) -> bool:
@@ -68,144 +53,6 @@ def split_model_and_inputs(items: List[str], model: Optional[str]) -> Tuple[str,
     if model is None and len(items) == 1 and _is_model(items[0]):
         raise InputError(f"{items[0]} is a model: name the text to segment after it (or '-' for stdin)")
     return model or DEFAULT_MODEL, items
-
-
-def expand_inputs(items: List[str], pattern: str) -> Tuple[List[str], List[str]]:
-    """(inputs, problems): files as given, folders searched recursively for `pattern`, globs
-    expanded, '-' for stdin. A named file that does not exist is an error; nothing matched by a
-    folder or a glob is a problem reported as a warning."""
-    out: List[str] = []
-    problems: List[str] = []
-    if items.count(STDIN) > 1:
-        raise InputError("'-' (stdin) can be read only once")
-    for item in items:
-        if item == STDIN:
-            out.append(STDIN)
-        elif Path(item).is_dir():
-            found = sorted(str(p) for p in Path(item).rglob(pattern) if p.is_file())
-            if not found:
-                problems.append(f"{item}: no files matching {pattern!r}")
-            out.extend(found)
-        elif any(ch in item for ch in "*?["):
-            found = sorted(p for p in glob.glob(item, recursive=True) if Path(p).is_file())
-            if not found:
-                problems.append(f"{item}: the pattern matches no file")
-            out.extend(found)
-        elif Path(item).is_file():
-            out.append(item)
-        else:
-            raise InputError(f"{item}: no such file or folder")
-    return out, problems
-
-
-def open_text(source: str, encoding: str) -> TextIO:
-    """`source` ('-': stdin) as text, without newline translation (CRLF and a lone CR stay as they
-    are), so that offsets index the input the same way from a file and from stdin."""
-    if source == STDIN:
-        return io.TextIOWrapper(sys.stdin.buffer, encoding=encoding, errors="strict", newline="")
-    return open(source, encoding=encoding, errors="strict", newline="")
-
-
-def read_small(source: str, encoding: str, window_chars: int) -> Optional[str]:
-    """The whole text of a file if it is at most `window_chars` characters, else None (stream it)."""
-    if source != STDIN and Path(source).stat().st_size > 4 * window_chars:
-        return None  # more than window_chars characters in any encoding of at most 4 bytes each
-    with open_text(source, encoding) as f:
-        text = f.read(window_chars + 1)
-        if len(text) <= window_chars:
-            return text
-    return None
-
-
-class _Prefixed:
-    """A text stream that returns `head` first, then reads on from `rest`: stdin, whose start was
-    read to see whether it is short, streamed from its beginning."""
-
-    def __init__(self, head: str, rest: TextIO):
-        self.head, self.rest = head, rest
-
-    def read(self, n: int = -1) -> str:
-        if self.head:
-            out = self.head if n < 0 else self.head[:n]
-            self.head = self.head[len(out):]
-            return out
-        return self.rest.read(n)
-
-
-def check_decodable(path: str, encoding: str, chunk: int = 1 << 20) -> None:
-    """Raise UnicodeDecodeError (with the file's byte offset) if `path` does not decode."""
-    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
-    done = 0
-    with open(path, "rb") as f:
-        while True:
-            data = f.read(chunk)
-            try:
-                decoder.decode(data, final=not data)
-            except UnicodeDecodeError as e:
-                raise UnicodeDecodeError(e.encoding, e.object, done + e.start, done + e.end, e.reason) from None
-            if not data:
-                return
-            done += len(data)
-
-
-def _decode_error(source: str, encoding: str, e: UnicodeDecodeError) -> InputError:
-    if source == STDIN:  # decoded in chunks: no byte offset into the whole input
-        return InputError(f"stdin: not valid {encoding} ({e.reason}); give the right --encoding")
-    return InputError(f"{source}: not valid {encoding} at byte {e.start} ({e.reason}); "
-                      f"give the right --encoding")
-
-
-class Writer:
-    """Writes sentences in one format; sources arrive one at a time, in order."""
-
-    def __init__(self, out: TextIO, fmt: str):
-        self.out, self.fmt, self.n_sources = out, fmt, 0
-
-    def write(self, source: str, sentences: Iterator[Sentence]) -> int:
-        n = 0
-        if self.fmt == "conllu":
-            sentences = list(sentences)
-            n = len(sentences)
-            write_records([sentences_to_record(STDIN_ID if source == STDIN else source, sentences)], self.out)
-        else:
-            if self.fmt == "lines" and self.n_sources:
-                self.out.write("\n")
-            for s in sentences:
-                n += 1
-                if self.fmt == "jsonl":
-                    self.out.write(json.dumps(s.to_dict(), ensure_ascii=False) + "\n")
-                else:
-                    self.out.write(re.sub(r"\s*[\r\n]\s*", " ", s.text) + "\n")
-        self.n_sources += 1
-        return n
-
-
-def sentences_to_record(source: str, sentences: List[Sentence]) -> DocRecord:
-    """A CoNLL-U document of parsed sentences: whitespace-only tokens are dropped (a head on one
-    is replaced by that token's own head)."""
-    rec = DocRecord(doc_id=source, words=[], spaces=[], lemmas=[], upos=[], xpos=[], feats=[], heads=[], deps=[],
-                    sent_starts=[])
-    for s in sentences:
-        toks = s.tokens or []
-        keep = [i for i, t in enumerate(toks) if t["text"].strip()]
-        new = {old: k for k, old in enumerate(keep)}
-        base = len(rec.words)
-        for k, i in enumerate(keep):
-            t = toks[i]
-            h, steps = t["head"], 0
-            while h is not None and h >= 0 and h not in new and steps <= len(toks):
-                h, steps = toks[h]["head"], steps + 1
-            nxt = toks[keep[k + 1]]["start_char"] if k + 1 < len(keep) else None
-            rec.words.append(t["text"])
-            rec.spaces.append(nxt is None or nxt > t["end_char"])
-            rec.lemmas.append("")
-            rec.upos.append("")
-            rec.xpos.append(t["tag"] or "")
-            rec.feats.append("")
-            rec.heads.append(ROOT if h is None or h < 0 or h not in new else base + new[h])
-            rec.deps.append(t["dep"] or "dep")
-            rec.sent_starts.append(k == 0)
-    return rec
 
 
 class _SegmentCommand(TyperCommand):
@@ -303,16 +150,19 @@ def segment_cli(
         for pipe in joint:
             pipe.cfg["threshold"] = None if threshold is None else float(threshold)
             pipe.cfg["max_length"] = max_length
-    parse = with_parse or fmt == "conllu"
+
+    def run(out) -> SegmentStats:
+        return segment_files(nlp, sources, out, fmt=fmt, with_parse=with_parse, encoding=encoding,
+                             batch_size=batch_size, n_process=n_process, window_chars=window_chars,
+                             warn=lambda text: _say("warning", text))
+
     try:
         with terminate_as_exit():
             if output == STDIN:
-                stats = _run(nlp, sources, Writer(sys.stdout, fmt), encoding, parse, batch_size, n_process,
-                             window_chars)
+                stats = run(sys.stdout)
             else:
                 with atomic_path(Path(output)) as tmp, open(tmp, "w", encoding="utf-8", newline="") as out:
-                    stats = _run(nlp, sources, Writer(out, fmt), encoding, parse, batch_size, n_process,
-                                 window_chars)
+                    stats = run(out)
     except InputError as e:
         _fail(str(e))
     except OSError as e:  # writing the output (reading errors are InputErrors)
@@ -424,61 +274,3 @@ def _load_error(name: str, e: Exception) -> str:
         hint = (f" — the default pipeline {DEFAULT_MODEL} is installed by README's main command "
                 f"(`python -m spacy project run default`) or `python -m spacy_joint_sbd download {DEFAULT_MODEL}`")
     return f"cannot load pipeline {where}: {type(e).__name__}: {reason}{hint}"
-
-
-def _run(nlp, sources: List[str], writer: Writer, encoding: str, parse: bool, batch_size: int, n_process: int,
-         window_chars: int) -> SegmentStats:
-    stats = SegmentStats()
-    stats.extra["skipped"] = 0
-    small: List[Tuple[str, str]] = []
-    budget = window_chars * n_process
-    """Characters of short texts batched at most: a batch's memory follows its tokens, so a folder
-    of texts just under `--window-chars` is not taken `--batch-size` at a time."""
-
-    def flush() -> None:
-        for source, sents in segment_texts(nlp, small, parse, batch_size, n_process):
-            stats.sentences += writer.write(source, iter(sents))
-        small.clear()
-
-    for source in tqdm(sources, desc="segment", unit="file", disable=None, file=sys.stderr):
-        try:
-            if source == STDIN:
-                _run_stdin(nlp, writer, encoding, parse, window_chars, small, flush, stats)
-                continue
-            text = read_small(source, encoding, window_chars)
-            if text is not None:
-                small.append((source, text))
-                if len(small) >= batch_size * n_process or sum(len(t) for _, t in small) >= budget:
-                    flush()
-                continue
-            flush()
-            check_decodable(source, encoding)  # before any of its sentences is written
-            with open_text(source, encoding) as f:
-                writer.write(source, segment_stream(nlp, f, source, parse, window_chars, stats=stats))
-        except UnicodeDecodeError as e:
-            err = _decode_error(source, encoding, e)
-            if len(sources) == 1:
-                raise err
-            _say("warning", f"skipped {err}")
-            stats.extra["skipped"] += 1
-        except OSError as e:
-            if len(sources) == 1:
-                raise InputError(f"{source}: cannot read ({e.strerror or e})")
-            _say("warning", f"skipped {source}: cannot read ({e.strerror or e})")
-            stats.extra["skipped"] += 1
-    flush()
-    return stats
-
-
-def _run_stdin(nlp, writer: Writer, encoding: str, parse: bool, window_chars: int, small: List[Tuple[str, str]],
-               flush, stats: SegmentStats) -> None:
-    """stdin (read once): a short text joins the batch of small texts, a long one is streamed from
-    its start (stdin cannot be checked for decodability first: a decoding error stops the run
-    after the sentences before it are written)."""
-    f = open_text(STDIN, encoding)
-    head = f.read(window_chars + 1)
-    if len(head) <= window_chars:
-        small.append((STDIN, head))
-        return
-    flush()
-    writer.write(STDIN, segment_stream(nlp, _Prefixed(head, f), STDIN, parse, window_chars, stats=stats))

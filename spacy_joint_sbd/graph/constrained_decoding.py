@@ -42,7 +42,7 @@ def decode_words_only(arc: numpy.ndarray, sib: Optional[numpy.ndarray], is_punct
                       constraint: str = "none") -> Tuple[List[int], bool]:
     """`decode_constrained` as the paper parses (§3): the tree of the WORDS only, punctuation
     stripped (the scores of the word positions, the fragments in word positions), then each mark
-    re-attached the UD way (`dmv.punct.reattach_punct`: the lowest common ancestor of its
+    re-attached the UD way (`graph.punct_attach.reattach_punct`: the lowest common ancestor of its
     neighbouring words; at a sentence edge, the root). Marks thus never take dependents, so
     ``strict`` cannot be satisfied by making a mark the hub. With second-order scores, a
     sibling pair is scored as adjacent when only marks separate the two siblings.
@@ -50,7 +50,7 @@ def decode_words_only(arc: numpy.ndarray, sib: Optional[numpy.ndarray], is_punct
     is_punct (Sequence[bool]): One flag per token (len n).
     RETURNS (Tuple[List[int], bool]): Token heads (-1 = root) and the fallback flag.
     """
-    from ..dmv.punct import reattach_punct
+    from .punct_attach import reattach_punct
     from .punct_fragments import word_fragments
 
     n = arc.shape[0] - 1

@@ -3,7 +3,7 @@ parses each sentence of a Doc under a punctuation constraint (Spitkovsky et al. 
 by default), so that a language with no treebank can be parsed from tagged raw text.
 
 Words are parsed with punctuation stripped (UPOS ``PUNCT``, else ``Token.is_punct``); the marks
-only cut fragments, and are re-attached afterwards (`dmv.punct.reattach_punct`). Word classes
+only cut fragments, and are re-attached afterwards (`graph.punct_attach.reattach_punct`). Word classes
 are the Doc's ``POS`` (``tag_attr="pos"``) or ``TAG`` (``"tag"``), set by a tagger earlier in
 the pipeline. Arcs carry the label ``dep`` (``punct`` for marks): the DMV is unlabelled.
 
@@ -41,8 +41,8 @@ from spacy.vocab import Vocab
 from ..corpus.docs import doc_name
 from ..dmv.chart import MAX_WORDS
 from ..dmv.model import DMV, DMVSentence, induce, make_sentence, supervised
-from ..dmv.punct import reattach_punct
 from ..graph.constraints import check_name
+from ..graph.punct_attach import reattach_punct
 from ._graph_component import make_graph_dep_scorer
 
 TAG_ATTRS = ("pos", "tag")

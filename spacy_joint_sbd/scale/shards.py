@@ -192,8 +192,8 @@ def _read_jsonl(shard: Shard, encoding: str) -> List[Tuple[str, str]]:
 
 def write_shard(nlp, shard: Shard, settings: Settings, out) -> ShardResult:
     """Segment one shard into the open text file `out`, exactly as `segment` formats it."""
-    from ..cli.segment import Writer, check_decodable, open_text, read_small
     from ..segment import SegmentStats, segment_stream, segment_texts
+    from ..textio import Writer, check_decodable, open_text, read_small
 
     writer = Writer(out, settings.fmt)
     parse = settings.with_parse or settings.fmt == "conllu"

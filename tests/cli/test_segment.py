@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from spacy_joint_sbd.cli.segment import check_decodable, sentences_to_record
 from spacy_joint_sbd.segment import SegmentStats, segment_stream, segment_text
 
 AWKWARD = ("so i went to the store   they had no milk left\n\ni asked the clerk about it\t"
@@ -183,21 +182,6 @@ def test_bad_input_is_a_clear_error(trained_model_dir, tmp_path):
     empty.write_text("")
     proc = run(trained_model_dir, empty)
     assert proc.stdout == "" and "empty input" in proc.stderr + proc.stdout
-
-
-def test_check_decodable_names_the_byte_offset(tmp_path):
-    path = tmp_path / "x.txt"
-    path.write_bytes(b"a" * 10 + b"\xff")
-    with pytest.raises(UnicodeDecodeError) as e:
-        check_decodable(str(path), "utf-8", chunk=4)
-    assert e.value.start == 10
-
-
-def test_conllu_record_drops_whitespace_tokens(trained_nlp):
-    sents = segment_text(trained_nlp, "hello   there\n\nfriend", "x", with_parse=True)
-    rec = sentences_to_record("x", sents)
-    assert all(w.strip() for w in rec.words)
-    assert all(h == -1 or 0 <= h < len(rec.words) for h in rec.heads)
 
 
 @pytest.mark.parametrize("mode,forced", [("line", ["i am fine", "see you"]), ("paragraph", ["see you"])])

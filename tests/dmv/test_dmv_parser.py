@@ -8,7 +8,7 @@ from spacy.training import Example
 import spacy_joint_sbd.pipeline.dmv_parser  # noqa: F401 - registers the factory
 from spacy_joint_sbd.corpus.docs import record_to_doc
 from spacy_joint_sbd.dmv.model import make_sentence
-from spacy_joint_sbd.dmv.punct import reattach_punct
+from spacy_joint_sbd.graph.punct_attach import reattach_punct
 from spacy_joint_sbd.graph.constraints import violations
 
 

@@ -4,7 +4,7 @@ import numpy
 import pytest
 import spacy
 
-from spacy_joint_sbd.dmv.punct import reattach_punct
+from spacy_joint_sbd.graph.punct_attach import reattach_punct
 from spacy_joint_sbd.graph.constrained_decoding import decode_constrained, decode_words_only
 from spacy_joint_sbd.graph.constraints import CONSTRAINTS, violations
 from spacy_joint_sbd.graph.punct_fragments import strip_punct, word_fragments

@@ -1,0 +1,100 @@
+"""`segment_files`: many text files (and stdin) through one pipeline into one output, as the
+`segment` command runs them: texts up to `window_chars` characters go through `nlp.pipe` in
+batches, longer ones are streamed in windows; a file that does not decode is found before any of
+its sentences is written."""
+import codecs
+import sys
+import warnings
+from typing import Callable, List, Optional, Sequence, TextIO, Tuple
+
+from spacy.language import Language
+from tqdm import tqdm
+
+from ..segment import DEFAULT_WINDOW_CHARS, SegmentStats, check_positive, segment_stream, segment_texts
+from .reading import STDIN, InputError, PrefixedStream, check_decodable, decode_error, open_text, read_small
+from .writing import FORMATS, Writer
+
+
+def _warn(text: str) -> None:
+    warnings.warn(text, stacklevel=3)
+
+
+def segment_files(nlp: Language, sources: Sequence[str], out: TextIO, *, fmt: str = "lines",
+                  with_parse: bool = False, encoding: str = "utf-8", batch_size: int = 64, n_process: int = 1,
+                  window_chars: int = DEFAULT_WINDOW_CHARS, warn: Optional[Callable[[str], None]] = None,
+                  progress: Optional[bool] = None) -> SegmentStats:
+    """Segment `sources` (paths; '-' is stdin) into the open text stream `out`, in order.
+
+    fmt: lines | jsonl | conllu (conllu always carries the parse; `with_parse` adds it to jsonl).
+    warn: called with one line per input skipped (e.g. `warnings.warn`, the default). With a single
+        source, an unreadable or undecodable input raises `InputError` instead.
+    progress: a progress bar on stderr (None: only when stderr is a terminal).
+    RETURNS (SegmentStats): sentences, characters, windows, forced cuts; `extra["skipped"]`.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"fmt must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if with_parse and fmt == "lines":
+        raise ValueError("with_parse needs fmt jsonl or conllu (lines has no place for the trees)")
+    for name, value in (("batch_size", batch_size), ("n_process", n_process), ("window_chars", window_chars)):
+        check_positive(name, value)
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise ValueError(f"encoding {encoding!r} is not an encoding Python knows") from None
+    sources = list(sources)
+    if sources.count(STDIN) > 1:
+        raise InputError("'-' (stdin) can be read only once")
+    warn = warn or _warn
+    writer = Writer(out, fmt)
+    parse = with_parse or fmt == "conllu"
+    stats = SegmentStats()
+    stats.extra["skipped"] = 0
+    small: List[Tuple[str, str]] = []
+    budget = window_chars * n_process
+    """Characters of short texts batched at most: a batch's memory follows its tokens, so a folder
+    of texts just under `window_chars` is not taken `batch_size` at a time."""
+
+    def flush() -> None:
+        for source, sents in segment_texts(nlp, small, parse, batch_size, n_process):
+            stats.sentences += writer.write(source, iter(sents))
+        small.clear()
+
+    bar = tqdm(sources, desc="segment", unit="file", file=sys.stderr, disable=None if progress is None else not progress)
+    for source in bar:
+        try:
+            if source == STDIN:
+                f = open_text(STDIN, encoding)
+                head = f.read(window_chars + 1)
+                if len(head) <= window_chars:
+                    small.append((STDIN, head))
+                    continue
+                # a long stdin is streamed from its start; it cannot be checked for decodability
+                # first: a decoding error stops the run after the sentences before it are written
+                flush()
+                writer.write(STDIN, segment_stream(nlp, PrefixedStream(head, f), STDIN, parse, window_chars,
+                                                   stats=stats))
+                continue
+            text = read_small(source, encoding, window_chars)
+            if text is not None:
+                small.append((source, text))
+                if len(small) >= batch_size * n_process or sum(len(t) for _, t in small) >= budget:
+                    flush()
+                continue
+            flush()
+            check_decodable(source, encoding)  # before any of its sentences is written
+            with open_text(source, encoding) as f:
+                writer.write(source, segment_stream(nlp, f, source, parse, window_chars, stats=stats))
+        except UnicodeDecodeError as e:
+            err = decode_error(source, encoding, e)
+            if len(sources) == 1:
+                raise err from None
+            warn(f"skipped {err}")
+            stats.extra["skipped"] += 1
+        except OSError as e:
+            err = InputError(f"{source}: cannot read ({e.strerror or e})")
+            if len(sources) == 1:
+                raise err from None
+            warn(f"skipped {err}")
+            stats.extra["skipped"] += 1
+    flush()
+    return stats

@@ -1,0 +1,71 @@
+"""The output formats of `segment`: `lines` (one sentence per line, inner line breaks shown as
+spaces, a blank line between sources), `jsonl` (one `Sentence.to_dict()` per line) and `conllu`
+(one `# newdoc` per source, whitespace-only tokens left out)."""
+import json
+import re
+from typing import Iterator, List, TextIO
+
+from ..corpus.record import ROOT, DocRecord
+from ..corpus.writer import write_records
+from ..segment import Sentence
+from .reading import STDIN
+
+FORMATS = ("lines", "jsonl", "conllu")
+STDIN_ID = "stdin"
+"""The document id of stdin in CoNLL-U (`# newdoc id = stdin`, `# sent_id = stdin-0001`)."""
+
+
+class Writer:
+    """Writes sentences in one format; sources arrive one at a time, in order."""
+
+    def __init__(self, out: TextIO, fmt: str):
+        if fmt not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        self.out, self.fmt, self.n_sources = out, fmt, 0
+
+    def write(self, source: str, sentences: Iterator[Sentence]) -> int:
+        """Write the sentences of one source; returns how many."""
+        n = 0
+        if self.fmt == "conllu":
+            sentences = list(sentences)
+            n = len(sentences)
+            write_records([sentences_to_record(STDIN_ID if source == STDIN else source, sentences)], self.out)
+        else:
+            if self.fmt == "lines" and self.n_sources:
+                self.out.write("\n")
+            for s in sentences:
+                n += 1
+                if self.fmt == "jsonl":
+                    self.out.write(json.dumps(s.to_dict(), ensure_ascii=False) + "\n")
+                else:
+                    self.out.write(re.sub(r"\s*[\r\n]\s*", " ", s.text) + "\n")
+        self.n_sources += 1
+        return n
+
+
+def sentences_to_record(source: str, sentences: List[Sentence]) -> DocRecord:
+    """A CoNLL-U document of parsed sentences: whitespace-only tokens are dropped (a head on one
+    is replaced by that token's own head)."""
+    rec = DocRecord(doc_id=source, words=[], spaces=[], lemmas=[], upos=[], xpos=[], feats=[], heads=[], deps=[],
+                    sent_starts=[])
+    for s in sentences:
+        toks = s.tokens or []
+        keep = [i for i, t in enumerate(toks) if t["text"].strip()]
+        new = {old: k for k, old in enumerate(keep)}
+        base = len(rec.words)
+        for k, i in enumerate(keep):
+            t = toks[i]
+            h, steps = t["head"], 0
+            while h is not None and h >= 0 and h not in new and steps <= len(toks):
+                h, steps = toks[h]["head"], steps + 1
+            nxt = toks[keep[k + 1]]["start_char"] if k + 1 < len(keep) else None
+            rec.words.append(t["text"])
+            rec.spaces.append(nxt is None or nxt > t["end_char"])
+            rec.lemmas.append("")
+            rec.upos.append("")
+            rec.xpos.append(t["tag"] or "")
+            rec.feats.append("")
+            rec.heads.append(ROOT if h is None or h < 0 or h not in new else base + new[h])
+            rec.deps.append(t["dep"] or "dep")
+            rec.sent_starts.append(k == 0)
+    return rec
