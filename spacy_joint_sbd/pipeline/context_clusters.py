@@ -103,24 +103,56 @@ class ContextClusters:
         every vector with every centroid again. A new tensor (a tok2vec run again) is a new entry."""
         if len(doc) == 0:
             return numpy.zeros((0, len(self.centroids)), dtype=numpy.uint64)
-        tensor = doc.tensor
-        key = (self.fingerprint, id(tensor))
-        hit = _columns_cache.get(key)
-        if hit is not None and hit[0]() is tensor and len(hit[1]) == len(doc):
-            return hit[1].astype(numpy.uint64)
+        hit = self._cached(doc)
+        if hit is not None:
+            return hit.astype(numpy.uint64)
+        out = self._nearest(self._vectors(doc)).astype(numpy.uint64)
+        out += 1
+        self._remember(doc, out)
+        return out
+
+    def prime(self, docs: Sequence[Doc]) -> None:
+        """Assign the token vectors of a batch of Docs (those not assigned yet) in one search, so
+        that `columns` then reads each from the cache: many short texts cost one matrix product
+        per 768 tokens instead of one per text (a text's own product, its thread limit and its
+        Python calls dominate below a few dozen tokens). The same ids as `columns` one Doc at a
+        time (each row's distances do not depend on the rows beside it; tested)."""
+        todo = [d for d in docs if len(d) and self._cached(d) is None]
+        if len(todo) < 2:
+            return
+        vectors = [self._vectors(d) for d in todo]
+        found = self._nearest(numpy.concatenate(vectors)).astype(numpy.uint64)
+        found += 1
+        start = 0
+        for doc, x in zip(todo, vectors):
+            self._remember(doc, found[start:start + len(x)])
+            start += len(x)
+
+    def _nearest(self, x: numpy.ndarray) -> numpy.ndarray:
+        return tree_nearest(x, self.centroids) if self.tree else nearest_in_sets(x, self._table)
+
+    def _vectors(self, doc: Doc) -> numpy.ndarray:
         x = doc_vectors(doc)
         if x.shape[1] != self.width:
             raise ValueError(f"{doc_name(doc)}: Doc.tensor has width {x.shape[1]}, but the "
                              f"context clusters were fitted on width {self.width} (another tok2vec?)")
-        found = tree_nearest(x, self.centroids) if self.tree else nearest_in_sets(x, self._table)
-        out = found.astype(numpy.uint64)
-        out += 1
+        return x
+
+    def _cached(self, doc: Doc) -> Optional[numpy.ndarray]:
+        tensor = doc.tensor
+        hit = _columns_cache.get((self.fingerprint, id(tensor)))
+        if hit is not None and hit[0]() is tensor and len(hit[1]) == len(doc):
+            return hit[1]
+        return None
+
+    def _remember(self, doc: Doc, columns: numpy.ndarray) -> None:
+        tensor = doc.tensor
+        key = (self.fingerprint, id(tensor))
         try:
             ref = weakref.ref(tensor, lambda _, key=key: _columns_cache.pop(key, None))
         except TypeError:  # an array type without weak references: no cache
-            return out
-        _columns_cache[key] = (ref, out.astype(numpy.uint32))
-        return out
+            return
+        _columns_cache[key] = (ref, columns.astype(numpy.uint32))
 
     def to_dict(self) -> Dict:
         out = {"ks": self.ks, "width": self.width,

@@ -312,6 +312,8 @@ class JointSBDParser(TrainablePipe):
         validate_settings(self.cfg, self.name)  # cfg may have been changed by hand since
         parser = self.parser
         level = self.cfg["document_level"]
+        if self._context is not None:
+            self._context.prime(docs)  # one cluster search for the batch (or the tagger's, cached)
         engine_docs = [engine_doc(d, self.cfg["attrs"], level, self._context, self.cfg["prior_features"])
                        for d in docs]
         if level and self.cfg["prior_weight"]:
@@ -581,15 +583,28 @@ _FINAL_PUNCT = frozenset(Sentencizer.default_punct_chars)
 
 
 def has_final_punct(doc: Doc) -> bool:
-    """Whether some token of `doc` consists only of sentence-final punctuation marks. Reads the
-    text first (no mark anywhere: False at once, the usual answer on speech) and then only the
-    distinct punctuation tokens, never a Token object per word."""
-    text = doc.text
-    if not any(c in text for c in _FINAL_PUNCT):
+    """Whether some token of `doc` consists only of sentence-final punctuation marks. Reads only
+    the distinct punctuation tokens (none at all: False at once, the usual answer on speech),
+    never `doc.text` or a Token object per word; each mark's answer is remembered by its ORTH."""
+    if not len(doc):
         return False
     arr = doc.to_array([IS_PUNCT, ORTH])
+    orths = arr[arr[:, 0] == 1, 1]
+    if not orths.size:
+        return False
     strings = doc.vocab.strings
-    return any(set(strings[int(orth)]) <= _FINAL_PUNCT for orth in numpy.unique(arr[arr[:, 0] == 1, 1]).tolist())
+    for orth in set(orths.tolist()):
+        final = _FINAL_ORTHS.get(orth)
+        if final is None:
+            final = _FINAL_ORTHS[orth] = set(strings[orth]) <= _FINAL_PUNCT
+        if final:
+            return True
+    return False
+
+
+_FINAL_ORTHS: Dict[int, bool] = {}
+"""ORTH (the hash of a token's text, the same in every vocab) → whether the text is made of
+sentence-final marks only; grows with the distinct punctuation tokens seen."""
 
 
 def validate_settings(cfg: Dict, name: str = "joint_sbd_parser") -> None:

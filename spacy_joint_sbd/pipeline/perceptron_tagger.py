@@ -118,6 +118,9 @@ class PerceptronTaggerPipe(WeightsPipe):
 
     def predict(self, docs: Iterable[Doc]) -> List[List[str]]:
         tagger = self.tagger
+        docs = list(docs)
+        if self._context is not None:
+            self._context.prime(docs)  # one cluster search for the batch (nlp.pipe of short texts)
         return [tagger.predict(encode_doc(doc, self._context)) if len(doc) else [] for doc in docs]
 
     def set_annotations(self, docs: Iterable[Doc], tags: List[List[str]]) -> None:

@@ -118,7 +118,16 @@ def closing_marks(doc: Doc) -> numpy.ndarray:
     spaced[:-1] |= arr[1:, 2] == 1
     if n:
         spaced[-1] = True
-    return numpy.isin(arr[:, 0], _BRACKET_IDS) | (numpy.isin(arr[:, 0], _QUOTE_IDS) & glued & spaced)
+    return _member(arr[:, 0], _BRACKET_IDS) | (_member(arr[:, 0], _QUOTE_IDS) & glued & spaced)
+
+
+def _member(values: numpy.ndarray, ids: numpy.ndarray) -> numpy.ndarray:
+    """`numpy.isin(values, ids)` for a handful of ids: one comparison per id, without isin's
+    sorting (which costs more than the rest of the parser's bookkeeping on a short text)."""
+    out = values == ids[0]
+    for i in ids[1:]:
+        out |= values == i
+    return out
 
 
 def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
@@ -145,7 +154,10 @@ def closing_quote_tags(doc: Doc, attrs: numpy.ndarray, names: Sequence[str]) -> 
     if "TAG" not in names or len(doc) < 2:
         return attrs
     col = list(names).index("TAG")
-    wrong = closing_marks(doc) & (attrs[:, col] == _OPENING_TAG)
+    opening = attrs[:, col] == _OPENING_TAG
+    if not opening.any():
+        return attrs
+    wrong = closing_marks(doc) & opening
     if not wrong.any():
         return attrs
     out = attrs.copy()

@@ -278,3 +278,33 @@ def test_parser_fits_a_tree_when_asked_and_refuses_one_that_cannot_be(sample_exa
     for bad in ({"context_clusters": [4, 6], "context_tree": True}, {"context_clusters": [4], "context_tree": "yes"}):
         with pytest.raises(ValueError, match="context"):
             spacy.blank("en").add_pipe("joint_sbd_parser", config=bad)
+
+
+@pytest.mark.parametrize("tree", [False, True])
+def test_a_primed_batch_gets_the_ids_of_one_doc_at_a_time(tok2vec_nlp, sample_examples, tree):
+    """`prime` (one search for a batch of Docs, as `nlp.pipe` gives the tagger and the parser)
+    fills the cache with exactly what `columns` computes for each Doc alone."""
+    from spacy_joint_sbd.pipeline import context_clusters as module
+
+    _, examples = sample_examples
+    docs = [tok2vec_nlp(Doc(tok2vec_nlp.vocab, words=[t.text for t in eg.reference])) for eg in examples[:8]]
+    docs += [tok2vec_nlp(Doc(tok2vec_nlp.vocab, words=w.split())) for w in ("hi", "ok then", "")]
+    ctx = ContextClusters.fit(docs[:6], [4, 16], tree=tree)
+    alone = [ctx.columns(d).copy() for d in docs]
+    module._columns_cache.clear()
+    ctx.prime(docs)
+    assert sum(1 for key in module._columns_cache if key[0] == ctx.fingerprint) == len(docs) - 1  # not the empty one
+    assert all(numpy.array_equal(ctx._cached(d), a) for d, a in zip(docs, alone) if len(d))
+    assert all(numpy.array_equal(ctx.columns(d), a) for d, a in zip(docs, alone))
+    bare = Doc(tok2vec_nlp.vocab, words=["no", "vectors"])
+    with pytest.raises(ValueError, match="no token vectors"):
+        ctx.prime([tok2vec_nlp(Doc(tok2vec_nlp.vocab, words=["fresh", "words"])), bare])
+
+
+def test_tagger_and_parser_through_pipe_equal_one_doc_at_a_time(context_nlp, sample_docs):
+    texts = [" ".join(r.words[:n]) for r, n in zip(sample_docs[:12], (3, 9, 27, 5, 40, 12, 1, 60, 7, 18, 2, 33))]
+    alone = [context_nlp(t) for t in texts]
+    piped = list(context_nlp.pipe(texts, batch_size=5))
+    for a, b in zip(alone, piped):
+        assert [t.head.i for t in a] == [t.head.i for t in b] and [t.dep_ for t in a] == [t.dep_ for t in b]
+        assert [t.is_sent_start for t in a] == [t.is_sent_start for t in b]
