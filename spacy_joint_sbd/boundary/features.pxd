@@ -9,8 +9,11 @@ cdef enum:
     COL_MARK        # 0 word, 1 sentence-final mark, 2 other punctuation, 3 closing quote/bracket
     COL_PREG        # punctuation regime of the window around the token (bins of final marks)
     COL_CREG        # case regime of the window around the token (bins of cased words)
+    COL_LINE        # after a single line break: how full the line it ends is, among its
+                    # neighbours (1-4, `model.line_codes`); 0 elsewhere or for models without it
     N_COLS
-    N_TEMPLATES = 34
+    N_BASE_TEMPLATES = 34
+    N_TEMPLATES = 38
     MAX_FEATS = N_TEMPLATES
 
 cdef int extract(const uint64_t* attrs, int n, int i, uint64_t* feats) noexcept nogil

@@ -8,7 +8,10 @@ is), so that one model serves edited text, transcripts and mixed documents: a ca
 after no mark means little in cased, punctuated prose and a lot in nothing. The features of the
 gap before token i read words i − 3 .. i + 2 (n-grams across the gap), shapes, affixes, layout
 and the regimes conjoined with the strongest cues (Gillick 2009's and Punkt's evidence, plus
-hidden-event LM-style word n-grams for unpunctuated speech: Stolcke & Shriberg 1996).
+hidden-event LM-style word n-grams for unpunctuated speech: Stolcke & Shriberg 1996). After a
+single line break, how full the ended line is among its neighbours (`COL_LINE`) tells hard-wrapped
+prose, where lines run to a common width and a break means nothing, from turns, verse, lists and
+headings; its templates fire only there, so a model trained without them scores as before.
 
 Every position is scored independently (no decoding history), so training and prediction are
 one pass over the array. Training is averaged SGD on the logistic loss (`learn.weights`:
@@ -100,6 +103,13 @@ cdef int extract(const uint64_t* a, int n, int i, uint64_t* f) noexcept nogil:
     f[31] = _h(31, s0, sn, m1, reg)
     f[32] = _h(32, w1, n1, 0, 0)
     f[33] = _h(33, _at(a, n, i - 1, COL_SUFFIX), w0, 0, 0)
+    cdef uint64_t line = _at(a, n, i, COL_LINE)
+    if line == 0:  # no single line break before token i (or a model without line codes)
+        return N_BASE_TEMPLATES
+    f[34] = _h(34, line, m1, s0, 0)
+    f[35] = _h(35, line, reg, 0, 0)
+    f[36] = _h(36, line, w0, 0, 0)
+    f[37] = _h(37, line, w1, m1, 0)
     return N_TEMPLATES
 
 

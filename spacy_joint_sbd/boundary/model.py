@@ -12,10 +12,11 @@ Documents are encoded over their non-space tokens: a whitespace token (a line br
 line) never starts a sentence here, it is *evidence* about the gap it stands in (`COL_GAP`).
 """
 import math
+import re
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import IS_SPACE, LOWER, ORTH, PREFIX, SHAPE, SUFFIX
+from spacy.attrs import IDX, IS_SPACE, LOWER, ORTH, PREFIX, SHAPE, SUFFIX
 from spacy.pipeline.sentencizer import Sentencizer
 from spacy.tokens import Doc
 
@@ -59,19 +60,71 @@ def _density_bins(flags: numpy.ndarray, window: int, cuts: Sequence[float]) -> n
     return out
 
 
+LINE_NEIGHBOURS = 10
+"""Lines either side (blank lines skipped) whose lengths set a line's common width (`line_codes`)."""
+FULL_SHARE = 0.8
+"""A line is full when it reaches this share of the longest line among its neighbours."""
+REGULAR_SHARE = 0.6
+"""The neighbourhood is regular (hard-wrapped) when this share of its lines is full."""
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def line_codes(text: str, offsets: numpy.ndarray) -> numpy.ndarray:
+    """For a token starting at each of `offsets` (char offsets into `text`, right after exactly one
+    line break), the code of the line that break ends: 1 + full + 2 · regular, where `full` says
+    whether that line reaches `FULL_SHARE` of the longest non-blank line among its
+    `LINE_NEIGHBOURS` neighbours on either side, and `regular` whether `REGULAR_SHARE` of those
+    neighbours are full too (a paragraph's last line left out of that share). Hard-wrapped prose is
+    regular, and a full line there ends where the
+    next word would not fit (code 4, whatever the sentence does); transcripts, verse, lists and
+    headings are not (codes 1-2). Trailing spaces do not count."""
+    offsets = numpy.asarray(offsets, dtype=numpy.int64)
+    if not len(offsets):
+        return numpy.zeros((0,), dtype=numpy.uint64)
+    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+    ends = [m.start() for m in _LINE_BREAK.finditer(text)] + [len(text)]
+    lengths = numpy.asarray([len(text[a:b].rstrip()) for a, b in zip(starts, ends)], dtype=numpy.float64)
+    filled = numpy.flatnonzero(lengths > 0)  # blank lines are paragraph gaps, not lines of the text
+    ended = numpy.searchsorted(numpy.asarray(starts), offsets, side="right") - 2  # the line before the token's
+    ended = numpy.clip(ended, 0, len(lengths) - 1)
+    rank = numpy.clip(numpy.searchsorted(filled, ended), 0, max(0, len(filled) - 1))
+    out = numpy.ones((len(offsets),), dtype=numpy.uint64)
+    if not len(filled):
+        return out
+    fl = lengths[filled]
+    # a paragraph's last line (before a blank line or the end) is short in any layout: it sets the
+    # width but does not count against regularity
+    last = numpy.ones((len(filled),), dtype=bool)
+    last[:-1] = filled[1:] != filled[:-1] + 1
+    for j, (r, line) in enumerate(zip(rank.tolist(), ended.tolist())):
+        lo, hi = max(0, r - LINE_NEIGHBOURS), r + LINE_NEIGHBOURS + 1
+        width = fl[lo:hi].max()
+        if width <= 0:
+            continue
+        inner = fl[lo:hi][~last[lo:hi]]
+        full = lengths[line] >= FULL_SHARE * width
+        regular = len(inner) > 0 and (inner >= FULL_SHARE * width).mean() >= REGULAR_SHARE
+        out[j] = 1 + int(full) + 2 * int(regular)
+    return out
+
+
 class BoundaryModel:
     """Hashed logistic regression for sentence starts (one weight per hashed feature).
 
     n_rows: hash buckets (4 bytes each to predict, 8 to train). window: tokens either side for
-    the regime columns. Scores are log-odds; `platt` = (a, b) maps them to calibrated
-    probabilities σ(a·s + b)."""
+    the regime columns. lines: read how full the line before a single line break is
+    (`line_codes`; False for models saved before it, which never learnt those features). Scores
+    are log-odds; `platt` = (a, b) maps them to calibrated probabilities σ(a·s + b)."""
 
-    def __init__(self, n_rows: int = DEFAULT_N_ROWS, window: int = DEFAULT_WINDOW):
+    def __init__(self, n_rows: int = DEFAULT_N_ROWS, window: int = DEFAULT_WINDOW, lines: bool = True):
         if not isinstance(n_rows, int) or n_rows < 1:
             raise ValueError(f"n_rows must be a positive int, got {n_rows!r}")
         if not isinstance(window, int) or isinstance(window, bool) or window < 1:
             raise ValueError(f"window must be a positive int, got {window!r}")
+        if not isinstance(lines, bool):
+            raise ValueError(f"lines must be a bool, got {lines!r}")
         self.window = window
+        self.lines = lines
         self.weights = HashedWeights(n_rows, 1)
         self.platt: Tuple[float, float] = (1.0, 0.0)
         self._lex: Dict[int, Tuple[int, int]] = {}
@@ -112,6 +165,11 @@ class BoundaryModel:
                 nl = text.count("\n") + text.replace("\r\n", "").count("\r")
                 gap[k + 1] = max(min(2, nl), int(gap[k]))
             out[:, 4] = gap[pos]
+            if self.lines:
+                single = numpy.flatnonzero(out[:, 4] == 1)
+                if len(single):
+                    idx = doc.to_array([IDX]).reshape((n,)).astype(numpy.int64)
+                    out[single, 8] = line_codes(doc.text, idx[pos[single]])
         lex = [self._lexeme(doc, int(o)) for o in arr[pos, 0]]
         marks = numpy.fromiter((x[0] for x in lex), dtype=numpy.uint64, count=m)
         upper = numpy.fromiter((x[1] for x in lex), dtype=numpy.uint64, count=m)
@@ -205,7 +263,7 @@ class BoundaryModel:
     def get_state(self) -> Dict:
         """What `set_state` needs: the averaged table, the window and Platt's parameters."""
         return {"W": numpy.ascontiguousarray(self.table(), dtype=numpy.float32), "window": self.window,
-                "platt": [float(self.platt[0]), float(self.platt[1])]}
+                "platt": [float(self.platt[0]), float(self.platt[1])], "lines": self.lines}
 
     def set_state(self, state: Dict, copy: bool = True) -> None:
         W = numpy.asarray(state["W"], dtype=numpy.float32)
@@ -217,8 +275,12 @@ class BoundaryModel:
         window = state.get("window", DEFAULT_WINDOW)
         if not isinstance(window, int) or window < 1:
             raise ValueError(f"window must be a positive int, got {window!r}")
+        lines = state.get("lines", False)  # saved before line codes: never learnt them
+        if not isinstance(lines, bool):
+            raise ValueError(f"lines must be a bool, got {lines!r}")
         self.weights.set_params({"W": W}, copy=copy)  # copy=False: may share the caller's table
         self.window = window
+        self.lines = lines
         self.platt = (float(platt[0]), float(platt[1]))
 
 

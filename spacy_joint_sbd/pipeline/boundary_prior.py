@@ -113,7 +113,7 @@ class BoundaryPriorPipe(WeightsPipe):
         if not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or not 0 <= threshold <= 1:
             raise ValueError(f"[{name}] threshold must be a number in [0, 1], got {threshold!r}")
         self.cfg: Dict = {"window": window, "learn_rate": float(learn_rate), "pos_weight": float(pos_weight),
-                          "threshold": float(threshold), "platt": [1.0, 0.0], "blend": None}
+                          "threshold": float(threshold), "platt": [1.0, 0.0], "blend": None, "lines": True}
         self.boundary_model = BoundaryModel(model.attrs["n_rows"], window)
         self.context_head: Optional[ContextHead] = None
         """The optional MLP over `Doc.tensor` (`set_context_head`); None: n-grams only."""
@@ -131,6 +131,7 @@ class BoundaryPriorPipe(WeightsPipe):
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
         """A fresh model (the examples are only validated: the model has no labels to learn)."""
         validate_examples(list(get_examples())[:1], "BoundaryPriorPipe.initialize")
+        self.cfg["lines"] = True
         self.boundary_model = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"])
 
     def predict(self, docs: Iterable[Doc]) -> List[numpy.ndarray]:
@@ -193,6 +194,7 @@ class BoundaryPriorPipe(WeightsPipe):
         state = self.boundary_model.get_state()
         self.cfg["platt"] = state["platt"]
         self.cfg["window"] = state["window"]
+        self.cfg["lines"] = state["lines"]
         self.model.set_param("W", state["W"])
 
     def to_bytes(self, *, exclude=tuple()) -> bytes:
@@ -254,11 +256,13 @@ class BoundaryPriorPipe(WeightsPipe):
         load()
         bm = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"])
         try:
-            bm.set_state({"W": self.model.get_param("W"), "window": cfg["window"], "platt": cfg["platt"]},
+            bm.set_state({"W": self.model.get_param("W"), "window": cfg["window"], "platt": cfg["platt"],
+                          "lines": cfg.get("lines", False)},  # saved before line codes: without them
                          copy=False)  # one table, shared with the Thinc model
         except (ValueError, TypeError, KeyError) as e:
             raise ValueError(f"[{self.name}] truncated or foreign model ({e})") from None
         self.boundary_model = bm
         self.cfg.update({k: cfg[k] for k in ("window", "platt", "learn_rate", "pos_weight", "threshold") if k in cfg})
+        self.cfg["lines"] = bm.lines
         self.cfg["blend"] = cfg.get("blend")  # saved before the context head: none
 

@@ -129,3 +129,56 @@ def test_hot_loops_check_their_arguments():
         BoundaryModel(0)
     with pytest.raises(ValueError):
         BoundaryModel(16, window=0)
+
+
+WRAPPED = ("The committee met on Tuesday to discuss the budget for the coming year\n"
+           "and agreed that the library would keep its opening hours. Members asked\n"
+           "whether the new roof could wait until spring, and the treasurer said it\n"
+           "could not.\n\n"
+           "A second paragraph follows here with more words than the first line has\n"
+           "so that it wraps as well.\n")
+TURNS = "A: hi\nB: hello there how are you doing today\nA: ok\nB: fine thanks and you\nA: good\nB: great\n"
+
+
+def test_line_codes_tell_wrapped_prose_from_turns():
+    from spacy_joint_sbd.boundary.model import line_codes
+
+    def codes(text, words):
+        return line_codes(text, numpy.asarray([text.index(w) for w in words])).tolist()
+
+    assert codes(WRAPPED, ["and agreed", "whether", "could not", "so that"]) == [4, 4, 4, 4]  # full, regular
+    assert codes(TURNS, ["B: hello", "A: ok", "B: fine", "A: good"]) == [1, 2, 1, 1]  # irregular
+    assert codes("one\r\ntwo\rthree\n", ["two", "three"]) == [1, 1]  # any newline convention; short beside "three"
+    assert line_codes("", numpy.zeros((0,), dtype=numpy.int64)).shape == (0,)
+
+
+def test_line_codes_only_after_a_single_line_break_and_only_for_new_models(nlp):
+    doc = nlp(WRAPPED)
+    attrs, pos = BoundaryModel(1 << 10).encode(doc)
+    after = {doc[int(i)].text for i, a in zip(pos, attrs) if a[8]}
+    assert after == {"and", "whether", "could", "so"}  # not "A" after the blank line
+    assert (attrs[attrs[:, 4] != 1, 8] == 0).all()
+    old, _ = BoundaryModel(1 << 10, lines=False).encode(doc)
+    assert (old[:, 8] == 0).all() and numpy.array_equal(old[:, :8], attrs[:, :8])
+
+
+def test_a_model_saved_before_line_codes_scores_as_it_did(nlp, sample_docs):
+    """A state without "lines" loads without them: column 8 stays 0 and the line templates never
+    fire, so its scores are those of the features it was trained on."""
+    docs = gold_docs(nlp, sample_docs[:5], "plain")
+    bm = BoundaryModel(1 << 12, lines=False)
+    train_encoded(bm, encode_docs(bm, docs, held_out_every=0)[0], epochs=1)
+    state = bm.get_state()
+    assert state["lines"] is False
+    del state["lines"]
+    loaded = BoundaryModel(1 << 12)
+    loaded.set_state(state)
+    doc = nlp(WRAPPED)
+    assert loaded.lines is False and numpy.array_equal(loaded.probs(doc), bm.probs(doc))
+    attrs, _ = BoundaryModel(1 << 12).encode(doc)  # with codes: the extra templates change scores
+    bare = attrs.copy()
+    bare[:, 8] = 0
+    assert numpy.array_equal(score_doc(bm.table(), bare), loaded.logits(doc)[0])
+    assert not numpy.array_equal(score_doc(bm.table(), attrs), score_doc(bm.table(), bare))
+    with pytest.raises(ValueError, match="lines must be a bool"):
+        loaded.set_state({**state, "lines": "yes"})
