@@ -5,7 +5,7 @@ lowest common ancestor of the words on either side of the mark (which dominates 
 sits inside its span), and attach marks at a sentence edge to the root word.
 """
 import numbers
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 
 def _check_tree(heads: Sequence[int]) -> None:
@@ -17,8 +17,16 @@ def _check_tree(heads: Sequence[int]) -> None:
             raise ValueError(f"word head {h!r} of word {i} is not an integer in [-1, {n})")
     if n and sum(1 for h in heads if h < 0) != 1:
         raise ValueError(f"word heads must have exactly one root (-1), got {list(heads)}")
-    state = [0] * n  # 0: unvisited, 1: on the current path, 2: reaches the root
-    for i in range(n):
+    a = cycle_through(heads)
+    if a is not None:
+        raise ValueError(f"word heads contain a cycle through word {a}: {list(heads)}")
+
+
+def cycle_through(heads: Sequence[int]) -> Optional[int]:
+    """A token on a cycle of `heads` (-1 = root, every head in range), or None when every token
+    reaches the root: one walk per token, each token visited once."""
+    state = [0] * len(heads)  # 0: unvisited, 1: on the current path, 2: reaches the root
+    for i in range(len(heads)):
         path = []
         a = i
         while a >= 0 and state[a] == 0:
@@ -26,9 +34,10 @@ def _check_tree(heads: Sequence[int]) -> None:
             path.append(a)
             a = heads[a]
         if a >= 0 and state[a] == 1:
-            raise ValueError(f"word heads contain a cycle through word {a}: {list(heads)}")
+            return a
         for b in path:
             state[b] = 2
+    return None
 
 
 def reattach_punct(word_heads: Sequence[int], is_punct: Sequence[bool]) -> List[int]:

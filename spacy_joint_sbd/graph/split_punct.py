@@ -24,6 +24,8 @@ Heads are sentence-relative token indices, -1 for the root.
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
+from .punct_attach import cycle_through
+
 ASCII_SPLIT = ",:;.?!"
 FULLWIDTH_SPLIT = "，：；。？！．"
 IDEOGRAPHIC_COMMA = "、"
@@ -163,19 +165,7 @@ def is_tree(heads: Sequence[int]) -> bool:
     n = len(heads)
     if sum(h == -1 for h in heads) != 1 or any(h < -1 or h >= n or h == i for i, h in enumerate(heads)):
         return False
-    state = [0] * n  # 0 unseen, 1 on the current path, 2 reaches the root
-    for i in range(n):
-        path = []
-        j = i
-        while j >= 0 and state[j] == 0:
-            state[j] = 1
-            path.append(j)
-            j = heads[j]
-        if j >= 0 and state[j] == 1:
-            return False
-        for p in path:
-            state[p] = 2
-    return True
+    return cycle_through(heads) is None
 
 
 # -- Table I ------------------------------------------------------------------------------------
