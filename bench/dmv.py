@@ -47,7 +47,7 @@ def main() -> None:
             best[c] = min(best[c], time.perf_counter() - t0)
     out = {
         "what": "one Viterbi-EM iteration (E-step + M-step) of the unlexicalized DMV over EWT train",
-        "train": args.train, "max_len": args.max_len, "sentences": len(sents),
+        "train": "/".join(Path(args.train).parts[-2:]), "max_len": args.max_len, "sentences": len(sents),
         "words": sum(len(s) for s in sents), "repeats": args.repeats,
         "iteration_seconds": {c: round(v, 3) for c, v in best.items()},
         "mask_building_seconds": {c: round(v, 3) for c, v in mask_s.items()},

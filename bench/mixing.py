@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = Path(os.environ.get("SJS_DATA", ROOT.parent / "shared" / "data" / "ud")) / "en_ewt"
 
+from spacy_joint_sbd.cli._util import portable_path  # noqa: E402
 from spacy_joint_sbd.corpus import read_conllu  # noqa: E402
 from spacy_joint_sbd.pipeline.doc_encoding import encode_records  # noqa: E402
 from spacy_joint_sbd.scale.mixing import split_shards, train_serial  # noqa: E402
@@ -148,7 +149,8 @@ def main():
     print(f"load average after: {os.getloadavg()}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "tags": "gold",
+        args.json.write_text(json.dumps({"args": {k: portable_path(v) if isinstance(v, Path) else str(v)
+                                                  for k, v in vars(args).items()}, "tags": "gold",
                                          "load_average_before": load_before,
                                          "load_average_after": os.getloadavg(), "runs": runs}, indent=2) + "\n")
 

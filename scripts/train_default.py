@@ -41,6 +41,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from tqdm import tqdm
 
+from spacy_joint_sbd.cli._util import portable_path
 from spacy_joint_sbd.cli.evaluate import predict
 from spacy_joint_sbd.cli.tune_bias import PUNCT_GRID, UNPUNCT_GRID, best_bias, sweep_sb_bias
 from spacy_joint_sbd.corpus import DocRecord
@@ -92,6 +93,14 @@ def load_prior(path: Path, wait_s: float):
     if "boundary_prior" not in prior_nlp.pipe_names:
         raise SystemExit(f"--prior {path} has no boundary_prior component")
     return prior_nlp
+
+
+def _portable(value) -> str:
+    """An argument as the metrics record it: paths relative to the working directory (never one
+    machine's absolute path), lists element by element."""
+    if isinstance(value, (list, tuple)):
+        return str([_portable(v) for v in value])
+    return portable_path(value) if isinstance(value, Path) else str(value)
 
 
 def main() -> None:
@@ -284,7 +293,7 @@ def main() -> None:
                         f"perceptron_tagger + joint_sbd_parser (whole-document sentence boundaries and "
                         f"dependency trees) trained on {', '.join(p.stem if p.stem not in ('train', 'dev') else p.parent.name for p in args.train)} "
                         f"in plain / star / lower / nopunct variants; epoch {best_epoch} of {args.epochs}, beam {args.beam}"),
-        "sources": [{"name": str(p)} for p in args.train] + (
+        "sources": [{"name": _portable(p)} for p in args.train] + (
             [{"name": f"{source.meta['lang']}_{source.meta['name']} {source.meta['version']} (tok2vec)",
               "license": source.meta.get("license", "")}] if source is not None else []),
     })
@@ -292,7 +301,7 @@ def main() -> None:
     nlp.to_disk(args.out)
     result = {"best_epoch": best_epoch, "curve": curve, "tagger_jackknife_acc": jk_acc, "context_clusters": context,
               "operating_point": chosen, "bias_tuning_dev_f1": tuning,
-              "minutes": round((time.time() - t_start) / 60, 1), "args": {k: str(v) for k, v in vars(args).items()}}
+              "minutes": round((time.time() - t_start) / 60, 1), "args": {k: _portable(v) for k, v in vars(args).items()}}
     if args.metrics:
         args.metrics.parent.mkdir(parents=True, exist_ok=True)
         args.metrics.write_text(json.dumps(result, indent=2))
