@@ -81,8 +81,9 @@ def line_codes(text: str, offsets: numpy.ndarray) -> numpy.ndarray:
     offsets = numpy.asarray(offsets, dtype=numpy.int64)
     if not len(offsets):
         return numpy.zeros((0,), dtype=numpy.uint64)
-    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
-    ends = [m.start() for m in _LINE_BREAK.finditer(text)] + [len(text)]
+    breaks = [m.span() for m in _LINE_BREAK.finditer(text)]
+    starts = [0] + [b for _, b in breaks]
+    ends = [a for a, _ in breaks] + [len(text)]
     lengths = numpy.asarray([len(text[a:b].rstrip()) for a, b in zip(starts, ends)], dtype=numpy.float64)
     filled = numpy.flatnonzero(lengths > 0)  # blank lines are paragraph gaps, not lines of the text
     ended = numpy.searchsorted(numpy.asarray(starts), offsets, side="right") - 2  # the line before the token's

@@ -8,7 +8,6 @@ to `--window-chars` go through `nlp.pipe` in batches (`--batch-size`, `--n-proce
 are streamed in windows (`spacy_joint_sbd.segment`). Every bad option value, unreadable input and
 unloadable model is a one-line `error: ...` on stderr (exit 1; 2 for a malformed command line).
 """
-import codecs
 import sys
 from pathlib import Path
 from typing import List, NoReturn, Optional, Tuple
@@ -17,8 +16,8 @@ import typer
 from typer.core import TyperCommand
 
 from ..pipeline.newline_boundaries import MODES as NEWLINE_MODES  # registers the factory
-from ..segment import DEFAULT_WINDOW_CHARS, SegmentStats, check_positive
-from ..textio import FORMATS, STDIN, InputError, expand_inputs, segment_files
+from ..segment import DEFAULT_WINDOW_CHARS, SegmentStats
+from ..textio import STDIN, InputError, check_settings, expand_inputs, segment_files
 from . import app
 from ._util import atomic_path, terminate_as_exit
 
@@ -199,24 +198,20 @@ def _check_limits(threshold: Optional[float], max_length: Optional[int]) -> None
         raise ValueError(f"--max-length must be a number of characters >= 1, got {max_length!r}")
 
 
+_OPTION_NAMES = {"fmt": "--format", "with_parse": "--with-parse", "encoding": "--encoding",
+                 "batch_size": "--batch-size", "n_process": "--n-process", "window_chars": "--window-chars"}
+"""`segment_files`' settings → the command's options."""
+
+
 def _check_options(fmt: str, newlines: str, encoding: str, pattern: str, batch_size: int, n_process: int,
                    window_chars: int, with_parse: bool, output: str, overwrite: bool) -> None:
-    """A ValueError naming the option and its value for the first bad option value."""
-    if fmt not in FORMATS:
-        raise ValueError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    """A ValueError naming the option and its value for the first bad option value (the settings
+    `segment_files` takes are checked by its own `check_settings`, under their option names)."""
+    check_settings(fmt, with_parse, encoding, batch_size, n_process, window_chars, name=_OPTION_NAMES.get)
     if newlines != "model" and newlines not in NEWLINE_MODES:
         raise ValueError(f"--newlines must be one of model, {', '.join(NEWLINE_MODES)}, got {newlines!r}")
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise ValueError(f"--encoding {encoding!r} is not an encoding Python knows (e.g. utf-8, latin-1, cp1252)") \
-            from None
     if not pattern.strip() or Path(pattern).is_absolute():
         raise ValueError(f"--pattern must be a relative glob such as '*.txt', got {pattern!r}")
-    for option, value in (("--batch-size", batch_size), ("--n-process", n_process), ("--window-chars", window_chars)):
-        check_positive(option, value)
-    if with_parse and fmt == "lines":
-        raise ValueError("--with-parse needs --format jsonl or conllu (lines has no place for the trees)")
     if output != STDIN:
         path = Path(output)
         if path.is_dir():

@@ -596,7 +596,9 @@ def has_final_punct(doc: Doc) -> bool:
     for orth in set(orths.tolist()):
         final = _FINAL_ORTHS.get(orth)
         if final is None:
-            final = _FINAL_ORTHS[orth] = set(strings[orth]) <= _FINAL_PUNCT
+            final = set(strings[orth]) <= _FINAL_PUNCT
+            if len(_FINAL_ORTHS) < _FINAL_ORTHS_MAX:
+                _FINAL_ORTHS[orth] = final
         if final:
             return True
     return False
@@ -604,7 +606,9 @@ def has_final_punct(doc: Doc) -> bool:
 
 _FINAL_ORTHS: Dict[int, bool] = {}
 """ORTH (the hash of a token's text, the same in every vocab) → whether the text is made of
-sentence-final marks only; grows with the distinct punctuation tokens seen."""
+sentence-final marks only; grows with the distinct punctuation tokens seen, up to
+`_FINAL_ORTHS_MAX` (then the rest are looked up each time)."""
+_FINAL_ORTHS_MAX = 100_000
 
 
 def validate_settings(cfg: Dict, name: str = "joint_sbd_parser") -> None:

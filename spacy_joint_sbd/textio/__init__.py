@@ -2,10 +2,10 @@
 globs, a decodability check before anything is written), the writers per output format, and
 `segment_files`, which the `segment` command and `scale`'s shards both call. Below the CLI: it
 parses no arguments and prints nothing but warnings and a progress bar."""
-from .files import segment_files
+from .files import check_settings, segment_files
 from .reading import (STDIN, InputError, PrefixedStream, check_decodable, decode_error, expand_inputs, open_text,
                       read_small)
 from .writing import FORMATS, STDIN_ID, Writer, sentences_to_record
 
-__all__ = ["FORMATS", "STDIN", "STDIN_ID", "InputError", "PrefixedStream", "Writer", "check_decodable",
+__all__ = ["FORMATS", "STDIN", "STDIN_ID", "InputError", "PrefixedStream", "Writer", "check_decodable", "check_settings",
            "decode_error", "expand_inputs", "open_text", "read_small", "segment_files", "sentences_to_record"]

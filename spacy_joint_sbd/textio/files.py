@@ -19,6 +19,24 @@ def _warn(text: str) -> None:
     warnings.warn(text, stacklevel=3)
 
 
+def check_settings(fmt: str, with_parse: bool, encoding: str, batch_size: int, n_process: int, window_chars: int,
+                   name: Callable[[str], str] = str) -> None:
+    """A ValueError for the first setting `segment_files` cannot use, naming it as `name(setting)`
+    does: the Python argument by default, the command's option (`--batch-size`) from the CLI, so
+    that both say the same thing."""
+    if fmt not in FORMATS:
+        raise ValueError(f"{name('fmt')} must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise ValueError(f"{name('encoding')} {encoding!r} is not an encoding Python knows "
+                         f"(e.g. utf-8, latin-1, cp1252)") from None
+    for setting, value in (("batch_size", batch_size), ("n_process", n_process), ("window_chars", window_chars)):
+        check_positive(name(setting), value)
+    if with_parse and fmt == "lines":
+        raise ValueError(f"{name('with_parse')} needs {name('fmt')} jsonl or conllu (lines has no place for the trees)")
+
+
 def segment_files(nlp: Language, sources: Sequence[str], out: TextIO, *, fmt: str = "lines",
                   with_parse: bool = False, encoding: str = "utf-8", batch_size: int = 64, n_process: int = 1,
                   window_chars: int = DEFAULT_WINDOW_CHARS, warn: Optional[Callable[[str], None]] = None,
@@ -31,16 +49,7 @@ def segment_files(nlp: Language, sources: Sequence[str], out: TextIO, *, fmt: st
     progress: a progress bar on stderr (None: only when stderr is a terminal).
     RETURNS (SegmentStats): sentences, characters, windows, forced cuts; `extra["skipped"]`.
     """
-    if fmt not in FORMATS:
-        raise ValueError(f"fmt must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    if with_parse and fmt == "lines":
-        raise ValueError("with_parse needs fmt jsonl or conllu (lines has no place for the trees)")
-    for name, value in (("batch_size", batch_size), ("n_process", n_process), ("window_chars", window_chars)):
-        check_positive(name, value)
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise ValueError(f"encoding {encoding!r} is not an encoding Python knows") from None
+    check_settings(fmt, with_parse, encoding, batch_size, n_process, window_chars)
     sources = list(sources)
     if sources.count(STDIN) > 1:
         raise InputError("'-' (stdin) can be read only once")
