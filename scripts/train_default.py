@@ -17,7 +17,9 @@ a pretrained spaCy pipeline (`--tok2vec`, en_core_web_sm 3.8: a CNN trained on O
 copied in and frozen; the parser reads k-means clusters of its token vectors (`joint_sbd_parser`'s
 `context_clusters`), and so does the tagger (the same clusters, so its jackknifed training tags
 use them too). Frozen and never trained on our treebanks, the tok2vec gives training documents
-vectors of the same quality as new text. `--context-clusters ""` trains without it.
+vectors of the same quality as new text. `--context-clusters ""` trains without it. The tok2vec
+multiplies with numpy's BLAS on one thread (`spacy_joint_sbd.numpy_gemm.v1`, recorded in the saved
+config), in training as in the saved pipeline: BLIS falls back to generic kernels on some CPUs.
 `--context-tree` fits the clusters as one tree (`joint_sbd_parser`'s `context_tree`: a token
 compares itself with 32 centroids instead of 5,456).
 
@@ -48,6 +50,7 @@ from spacy_joint_sbd.corpus import DocRecord
 from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.variants import apply_variant
+from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
 from spacy_joint_sbd.scoring import score_records
 from spacy_joint_sbd.tagger import encode_doc, jackknife, train_tagger
 
@@ -174,6 +177,7 @@ def main() -> None:
                   "context_tree": bool(context) and args.context_tree, "prior_features": args.prior is not None}
     if source is not None:
         nlp.add_pipe("tok2vec", source=source)
+        use_numpy_gemm(nlp)  # the vectors the saved pipeline computes (it records the same ops)
         t0 = time.time()
         tok2vec = nlp.get_pipe("tok2vec")
         docs = (by_variant[v][i] for v, i in items)
@@ -280,6 +284,7 @@ def main() -> None:
     final = spacy.blank("en", vocab=vocab)
     if source is not None:
         final.add_pipe("tok2vec", source=source)
+        use_numpy_gemm(final)
     final.add_pipe("perceptron_tagger", config={"context_clusters": context}).use_tagger(tagger, clusters)
     if prior_nlp is not None:
         final.add_pipe("boundary_prior", source=prior_nlp)

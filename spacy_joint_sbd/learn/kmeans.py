@@ -4,12 +4,11 @@ A linear model over hashed features cannot read a 96-d vector directly; cluster 
 granularities can (the way Koo et al. 2008 add Brown-cluster prefixes to a parser). Deterministic
 for a given seed, so a model trained twice gets the same columns.
 """
-import threading
-from contextlib import contextmanager
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
-from threadpoolctl import ThreadpoolController
+
+from .blas import single_threaded_blas
 
 BLOCK = 1 << 22
 """Distances computed at a time (rows × centroids, float32: 16 MiB): bounds the memory of the
@@ -24,37 +23,6 @@ a block (at most BLOCK // 5,456 = 768 rows): with OpenBLAS's default threads, ha
 0.8 CPU ms; the tagger spent 3.6 of 4.0 CPU s of 300 short texts here), and up to 768 rows one
 thread was no slower in wall time either. Fitting k-means with k ≤ 1,024 (blocks of ≥ 4,096 rows)
 keeps the user's threads, as before."""
-
-_blas_lock = threading.RLock()
-"""Serializes `single_threaded_blas` blocks across threads (see there)."""
-_blas: Optional[ThreadpoolController] = None
-"""threadpoolctl's controller of the BLAS libraries loaded (numpy's among them), made once, lazily
-(`ThreadpoolController()` scans the loaded libraries: about 0.5 ms)."""
-
-
-@contextmanager
-def single_threaded_blas() -> Iterator[None]:
-    """Limit the process's BLAS libraries to one thread for the duration of the block, with
-    threadpoolctl (`limit(limits=1)`, its count restored on leaving): about 12 µs per block.
-
-    BLAS thread counts are process-global, so the blocks are serialized by a lock: a thread's limit
-    is set and restored by that thread with no other block in between. Without the lock, a second
-    thread entering while the first is inside would either save 1 as its "original" count and
-    restore it, leaving BLAS on one thread for good (threadpoolctl without thread ownership), or
-    find its limit ignored because the first thread holds OpenBLAS's control and run
-    multi-threaded once the first leaves (threadpoolctl 3.8, installed here: one thread at a time
-    may set OpenBLAS's count, the others' calls do nothing). The price of the lock: the small
-    products of two threads do not overlap (each is a fraction of a millisecond); while a block
-    runs, other threads' BLAS calls in this process run on one thread too; and when another thread
-    holds OpenBLAS's control (e.g. inside its own `threadpool_limits`), the limit does nothing and
-    that thread's setting applies."""
-    global _blas
-    with _blas_lock:
-        if _blas is None:
-            _blas = ThreadpoolController().select(user_api="blas")
-        with _blas.limit(limits=1):
-            yield
-
 
 def nearest(x: numpy.ndarray, centroids: numpy.ndarray) -> numpy.ndarray:
     """Index of the nearest centroid (squared Euclidean distance) for each row of `x`.

@@ -15,7 +15,7 @@ from cymem.cymem cimport Pool
 from libc.stdint cimport uint64_t
 from preshed.maps cimport PreshMap
 
-from .weights cimport HashedWeights
+from .weights cimport HashedWeights, row_of
 
 from .weights import _as_keys
 
@@ -60,7 +60,7 @@ cdef class SparseUpdate:
     cdef void add_c(self, const uint64_t* feats, int n, int clas, float delta) except *:
         cdef int i
         for i in range(n):
-            self.add_row_c(feats[i] % <uint64_t>self.n_rows, clas, delta)
+            self.add_row_c(row_of(feats[i], <uint64_t>self.n_rows), clas, delta)
 
     def add(self, feats, int clas, float delta):
         """Add `delta` for class `clas` on the row of every feature key in `feats`."""

@@ -55,6 +55,17 @@ def _as_keys(feats):
     raise ValueError(f"feature keys must be integers in [0, 2**64), got dtype {arr.dtype}")
 
 
+def row_kernel() -> str:
+    """The kernel that sums weight rows in this process: "avx2" (chosen at run time where the CPU
+    has it) or "plain"; both give the same scores bit for bit."""
+    return "avx2" if sjs_has_avx2() else "plain"
+
+
+def _use_avx2(bint on) -> None:
+    """Tests only: switch this module's AVX2 row kernel off (False) or back to automatic (True)."""
+    sjs_set_avx2(on)
+
+
 cdef class HashedWeights:
     """A (n_rows × n_classes) float32 weight table indexed by hashed features, with averaging.
 
@@ -102,7 +113,7 @@ cdef class HashedWeights:
     cdef void update_c(self, const uint64_t* feats, int n, int clas, float delta) noexcept nogil:
         cdef int i
         for i in range(n):
-            self.update_row_c(feats[i] % <uint64_t>self.n_rows, clas, delta)
+            self.update_row_c(row_of(feats[i], <uint64_t>self.n_rows), clas, delta)
 
     # Python API -----------------------------------------------------------------------------
 

@@ -255,3 +255,31 @@ def test_set_params_without_copy_shares_a_writeable_table_and_copies_anything_el
     assert hw.get_params()["W"].dtype == numpy.float32 and not numpy.shares_memory(hw.get_params()["W"], doubles)
     hw.set_params({"W": W})  # the default copies
     assert not numpy.shares_memory(hw.get_params()["W"], W)
+
+
+@pytest.mark.parametrize("n_classes", [1, 7, 8, 9, 63, 64, 65, 109, 130])
+@pytest.mark.parametrize("n_rows", [1, 5, 64, 1000])
+def test_row_kernels_sum_in_order_bit_for_bit(n_classes, n_rows):
+    """The AVX2 row kernel (where the CPU has it) and the plain loop give each class the float32
+    sum of its rows taken in feature order from 0, bit for bit: scores do not depend on the CPU.
+    Class counts around the kernel's 8- and 64-float blocks; n_rows powers of 2 (masked) or not."""
+    from spacy_joint_sbd.learn import weights as weights_module
+    rng = numpy.random.default_rng(n_classes * 1000 + n_rows)
+    w = HashedWeights(n_rows, n_classes)
+    table = rng.standard_normal((n_rows, n_classes)).astype(numpy.float32)
+    w.set_params({"W": table})
+    for n in (0, 1, 8, 9, 40, 130):
+        keys = rng.integers(0, 2**63, n, dtype=numpy.uint64) * numpy.uint64(2) + numpy.uint64(n % 2)
+        expected = numpy.zeros(n_classes, dtype=numpy.float32)
+        for k in keys:
+            expected += table[int(k) % n_rows]
+        try:
+            got = {}
+            for on in (True, False):
+                weights_module._use_avx2(on)
+                got[on] = w.score(keys)
+        finally:
+            weights_module._use_avx2(True)
+        for scores in got.values():
+            assert scores.view(numpy.uint32).tolist() == expected.view(numpy.uint32).tolist()
+    assert weights_module.row_kernel() in ("avx2", "plain")
