@@ -50,6 +50,8 @@ class CentroidTable:
         """(d, Σk) centroids, transposed for `x @ ct`."""
         self.norms: numpy.ndarray = (stacked * stacked).sum(1)
         """(Σk,) float32 squared norms (summed as `nearest` always did: same distances)."""
+        self.max_norm: float = float(numpy.sqrt(self.norms.max())) if self.norms.max() < 1e36 else numpy.inf
+        """The longest centroid's length: with it, rows short enough cannot overflow a distance."""
         ends = numpy.cumsum([len(c) for c in sets])
         self.bounds: List[Tuple[int, int]] = [(int(e - len(c)), int(e)) for c, e in zip(sets, ends)]
         """Each set's [start, end) column range."""
@@ -79,6 +81,11 @@ def nearest_in_sets(x: numpy.ndarray, table: CentroidTable) -> numpy.ndarray:
     return out
 
 
+_SAFE_PRODUCT = 1e36
+"""|x · c| ≤ ‖x‖ ‖c‖ (Cauchy–Schwarz, also for every partial sum): below this, no distance of
+float32 range (3.4e38) overflows, and the pass that maps non-finite distances is skipped."""
+
+
 def _product(block: numpy.ndarray, ct: numpy.ndarray) -> numpy.ndarray:
     """`block @ ct`: the one BLAS call of the assignment (a seam for the tests)."""
     return block @ ct
@@ -92,7 +99,9 @@ def _assign(x: numpy.ndarray, table: CentroidTable, rows: int, out: numpy.ndarra
             d = _product(block, table.ct)
             d *= -2.0  # exact: ‖c‖² − 2p == −2p + ‖c‖² bit for bit
             d += table.norms
-        d[~numpy.isfinite(d)] = numpy.inf
+            lengths = numpy.sqrt(numpy.einsum("ij,ij->i", block, block))
+        if not (numpy.isfinite(lengths).all() and float(lengths.max()) * table.max_norm < _SAFE_PRODUCT):
+            d[~numpy.isfinite(d)] = numpy.inf  # only rows this long or not finite can make one
         for j, (a, b) in enumerate(table.bounds):
             out[s:s + rows, j] = numpy.argmin(d[:, a:b], axis=1)
         out[s:s + rows][~numpy.isfinite(block).all(axis=1)] = 0

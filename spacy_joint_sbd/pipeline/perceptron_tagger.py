@@ -14,6 +14,7 @@ the same contextual features as the parser's): +1.0 XPOS on EWT dev, +1.4 on sta
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 import numpy
+from spacy.attrs import TAG
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
@@ -124,9 +125,16 @@ class PerceptronTaggerPipe(WeightsPipe):
         return [tagger.predict(encode_doc(doc, self._context)) if len(doc) else [] for doc in docs]
 
     def set_annotations(self, docs: Iterable[Doc], tags: List[List[str]]) -> None:
+        """Each Doc's TAG column written at once (`Doc.from_array`: what `token.tag_ = tag` per
+        token does, without a Token object per token)."""
+        add = self.vocab.strings.add
+        ids: Dict[str, int] = {}
         for doc, doc_tags in zip(docs, tags):
-            for token, tag in zip(doc, doc_tags):
-                token.tag_ = tag
+            if len(doc_tags) != len(doc):
+                raise ValueError(f"[{self.name}] {len(doc_tags)} tags for a Doc of {len(doc)} tokens")
+            if len(doc):
+                col = [ids.get(t) or ids.setdefault(t, add(t)) for t in doc_tags]
+                doc.from_array([TAG], numpy.asarray(col, dtype=numpy.uint64).reshape(-1, 1))
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:

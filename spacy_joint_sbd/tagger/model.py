@@ -32,21 +32,23 @@ def encode_doc(doc: Doc, context=None) -> numpy.ndarray:
     if n == 0:
         return out
     out[:, :4] = doc.to_array(_COLS).reshape((n, 4)).astype(numpy.uint64)
-    out[:, 4:6] = [_suffixes(t.lower_) for t in doc]
+    strings = doc.vocab.strings
+    out[:, 4:6] = [_SUFFIX_CACHE.get(i) or _suffixes(i, strings[i]) for i in out[:, 0].tolist()]
     if c:
         out[:, N_WORD_COLS:] = context.columns(doc)
     return out
 
 
-_SUFFIX_CACHE: Dict[str, Tuple[int, int]] = {}
+_SUFFIX_CACHE: Dict[int, Tuple[int, int]] = {}
+"""LOWER id → the hashes of its 2- and 4-character suffixes (a LOWER id is the hash of its
+string: the same in every vocab), so that a Doc's suffixes cost a dict lookup per token and no
+Token objects."""
 
 
-def _suffixes(lower: str) -> Tuple[int, int]:
-    cached = _SUFFIX_CACHE.get(lower)
-    if cached is None:
-        cached = (hash_string(lower[-2:]), hash_string(lower[-4:]))
-        if len(_SUFFIX_CACHE) < 1_000_000:
-            _SUFFIX_CACHE[lower] = cached
+def _suffixes(lower_id: int, lower: str) -> Tuple[int, int]:
+    cached = (hash_string(lower[-2:]), hash_string(lower[-4:]))
+    if len(_SUFFIX_CACHE) < 1_000_000:
+        _SUFFIX_CACHE[lower_id] = cached
     return cached
 
 

@@ -138,6 +138,19 @@ def test_nearest_checks_shapes_and_survives_non_finite_rows():
     c = numpy.eye(3, dtype=numpy.float32)
     x = numpy.array([[0, 0, 5], [numpy.nan, 0, 0], [numpy.inf, 0, 0], [0, 4, 0]], dtype=numpy.float32)
     assert nearest(x, c).tolist() == [2, 0, 0, 1]
+    # rows and centroids of every scale, up to distances that overflow: a non-finite distance never
+    # wins (the pass that maps them is skipped only where none can occur)
+    rng = numpy.random.RandomState(5)
+    for c_scale in (1.0, 1e17, 1e19):
+        cs = (rng.normal(size=(7, 4)) * c_scale).astype(numpy.float32)
+        with numpy.errstate(over="ignore", invalid="ignore"):  # some rows overflow to inf
+            xs = numpy.concatenate([(rng.normal(size=(20, 4)) * s).astype(numpy.float32)
+                                    for s in (1.0, 1e10, 1e18, 1e19, 1e30, 3e38)])
+            d = (xs @ cs.T) * numpy.float32(-2) + (cs * cs).sum(1)
+        d[~numpy.isfinite(d)] = numpy.inf
+        expected = numpy.where(numpy.isfinite(xs).all(1), d.argmin(1), 0)
+        with numpy.errstate(over="ignore"):  # the largest centroids' squared norms overflow
+            assert nearest(xs, cs).tolist() == expected.tolist()
     for bad in ((numpy.zeros((2, 2)), c), (x, numpy.zeros((0, 3))), (numpy.zeros(3), c)):
         with pytest.raises(ValueError):
             nearest(*bad)
