@@ -16,6 +16,7 @@ import typer
 from typer.core import TyperCommand
 
 from ..pipeline.newline_boundaries import MODES as NEWLINE_MODES  # registers the factory
+from ..pipeline.sentence_limits import check_limits
 from ..segment import DEFAULT_WINDOW_CHARS, SegmentStats
 from ..textio import STDIN, InputError, check_settings, expand_inputs, segment_files
 from . import app
@@ -126,7 +127,7 @@ def segment_cli(
     try:
         _check_options(fmt, newlines, encoding, pattern, batch_size, n_process, window_chars, with_parse, output,
                        overwrite)
-        _check_limits(threshold, max_length)
+        check_limits(threshold, max_length, None, options=True)
         name, inputs = split_model_and_inputs(items, model)
         sources, problems = expand_inputs(inputs, pattern)
     except (InputError, ValueError) as e:
@@ -188,14 +189,6 @@ def set_newlines(nlp, mode: str) -> None:
         pipe.mode = mode
     if not own and mode != "ignore":
         nlp.add_pipe("newline_boundaries", first=True, config={"mode": mode})
-
-
-def _check_limits(threshold: Optional[float], max_length: Optional[int]) -> None:
-    """A ValueError naming --threshold / --max-length for a value the parser cannot use."""
-    if threshold is not None and not 0 < threshold <= 1:
-        raise ValueError(f"--threshold must be a probability in (0, 1], got {threshold!r}")
-    if max_length is not None and max_length < 1:
-        raise ValueError(f"--max-length must be a number of characters >= 1, got {max_length!r}")
 
 
 _OPTION_NAMES = {"fmt": "--format", "with_parse": "--with-parse", "encoding": "--encoding",

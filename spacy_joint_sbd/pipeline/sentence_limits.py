@@ -120,14 +120,18 @@ def _depths(heads: numpy.ndarray) -> List[int]:
     return depth
 
 
-def check_limits(threshold, max_length, name: str) -> None:
+def check_limits(threshold, max_length, name: Optional[str], options: bool = False) -> None:
     """ValueError naming the setting unless `threshold` is None or a number in (0, 1] and
-    `max_length` None or an int >= 1."""
+    `max_length` None or an int >= 1: as the component's setting (`[name] threshold ...`), or with
+    `options` as the `segment` command's (`--threshold ...`)."""
+    where = "" if name is None else f"[{name}] "
+    first, second = ("--threshold", "--max-length") if options else ("threshold", "max_length")
+    none = "" if options else "None or "
     if threshold is not None and (not isinstance(threshold, (int, float)) or isinstance(threshold, bool)
                                   or not 0 < threshold <= 1):
-        raise ValueError(f"[{name}] threshold must be None or a probability in (0, 1], got {threshold!r}")
+        raise ValueError(f"{where}{first} must be {none}a probability in (0, 1], got {threshold!r}")
     if max_length is not None and (not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 1):
-        raise ValueError(f"[{name}] max_length must be None or a number of characters >= 1, got {max_length!r}")
+        raise ValueError(f"{where}{second} must be {none}a number of characters >= 1, got {max_length!r}")
 
 
 def join_label_id(label_names: Sequence[str]) -> Optional[int]:
