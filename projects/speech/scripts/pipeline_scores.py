@@ -10,17 +10,20 @@ tokens the model decides: not the first, not whitespace) with its reliability ta
 plain / star, GUM dev plain / star, ATIS dev (one stream), AMI dev and SGD dev (punctuated and star:
 running-text documents with their layout, boundaries derived from the transcribers' punctuation),
 and EWT dev plain / star and AMI dev*, on which the settings were chosen and the
-calibration fitted (in-sample: `in_sample`).
+calibration fitted (in-sample: `in_sample`). Short texts: EWT test plain / star cut into texts of
+1, 2 and 3 sentences in turn (`short_texts`: one message, one API request), each a Doc of its own,
+so that the calibration is checked where a document gives the parser little context.
 """
 import argparse
 import json
 import sys
 import time
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List
 
 import numpy
 import spacy
+from spacy.tokens import Doc
 
 from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import tokens_only
@@ -32,6 +35,22 @@ from prior_ablation import sets  # noqa: E402  (the same sets, loaded the same w
 
 IN_SAMPLE = ("ewt-dev-plain", "ewt-dev-star", "ami-dev-star")
 """Sets the default pipeline's weight, biases and calibration were chosen on (AMI: a third of it)."""
+
+
+def short_texts(golds: List[Doc], longest: int = 3) -> List[Doc]:
+    """Each gold Doc cut at sentence boundaries into texts of 1, 2, …, `longest` sentences in turn
+    (the cycle runs on across documents), trees and boundaries kept: short texts with gold."""
+    out: List[Doc] = []
+    size = 0
+    for gold in golds:
+        sents = list(gold.sents)
+        i = 0
+        while i < len(sents):
+            size = size % longest + 1
+            chunk = sents[i:i + size]
+            out.append(gold[chunk[0].start:chunk[-1].end].as_doc())
+            i += size
+    return out
 
 
 def score_set(nlp, golds, has_parse: bool) -> Dict:
@@ -66,6 +85,8 @@ def main() -> None:
     args = ap.parse_args()
     nlp = spacy.load(args.pipeline)
     data = sets(nlp, args.ud, args.text)
+    for variant in ("plain", "star"):
+        data[f"ewt-test-short-{variant}"] = (lambda full=data[f"ewt-test-{variant}"]: (short_texts(full()[0]), True))
     names = [n for n in data if not args.only or n in args.only.split(",")]
     results: Dict = {"pipeline": Path(args.pipeline).name, "pipe_names": nlp.pipe_names,
                      "settings": {k: nlp.get_pipe("joint_sbd_parser").cfg.get(k) for k in
