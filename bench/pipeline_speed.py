@@ -311,18 +311,24 @@ def machine() -> Dict[str, Any]:
     import spacy
     from threadpoolctl import threadpool_info
 
-    cpu = ""
+    from spacy_joint_sbd.learn.weights import row_kernel
+
+    cpu, family = "", {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key == "model name" and not cpu:
+                cpu = value.strip()
+            elif key in ("cpu family", "model") and key not in family:
+                family[key] = value.strip()  # which kernels BLIS picks depends on these
     except OSError:
         pass
-    return {"cpus": os.cpu_count(), "cpu": cpu, "arch": platform.machine(), "system": platform.system(),
+    return {"cpus": os.cpu_count(), "cpu": cpu, "cpu_family": family, "arch": platform.machine(), "system": platform.system(),
             "python": platform.python_version(), "spacy": spacy.__version__, "numpy": numpy.__version__,
             "blas": [{k: lib.get(k) for k in ("internal_api", "version", "num_threads", "threading_layer",
                                                 "architecture")} for lib in threadpool_info()],
+            "row_kernel": row_kernel(),
             "env": {k: os.environ[k] for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                                                "OPENBLAS_CORETYPE") if k in os.environ}}
 
