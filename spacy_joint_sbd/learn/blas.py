@@ -45,7 +45,6 @@ def single_threaded_blas() -> Iterator[None]:
             yield
 
 
-
 class OneThreadNumpyOps(NumpyOps):
     """Thinc's `NumpyOps` whose `gemm` is numpy's `dot` (the BLAS numpy ships: OpenBLAS, with
     kernels chosen for the CPU at run time) on one BLAS thread (`single_threaded_blas`), not

@@ -83,8 +83,8 @@ cdef enum:
 
 
 cdef inline uint64_t row_of(uint64_t key, uint64_t n_rows) noexcept nogil:
-    """The row of `key`: key mod n_rows, as a mask when n_rows is a power of 2 (the default
-    tables are: a 64-bit division per row costs more than the row's own sum)."""
+    """The row of `key`: key mod n_rows, taken as a mask when n_rows is a power of 2, as the
+    default tables' are (a 64-bit division per row costs more than the row's own sum)."""
     if n_rows & (n_rows - 1) == 0:
         return key & (n_rows - 1)
     return key % n_rows

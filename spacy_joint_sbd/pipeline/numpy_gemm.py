@@ -10,12 +10,12 @@ runs its generic kernels).
 """
 from typing import Callable, List, Sequence
 
-NAME = "spacy_joint_sbd.numpy_gemm.v1"
-
 from spacy.language import Language
 from spacy.util import registry
 
 from ..learn.blas import OneThreadNumpyOps
+
+NAME = "spacy_joint_sbd.numpy_gemm.v1"
 
 
 @registry.callbacks(NAME)
