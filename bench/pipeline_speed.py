@@ -156,6 +156,11 @@ def load(run: str):
     return nlp
 
 
+def disk_mb(path: Path) -> float:
+    """Megabytes of the files of a pipeline's data directory (issue 32 item 4: the model on disk)."""
+    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file()) / 1e6
+
+
 def timed(fn) -> Tuple[Any, float, float]:
     """fn(), its CPU seconds and wall seconds."""
     c0, w0 = time.process_time(), time.perf_counter()
@@ -169,6 +174,7 @@ def pipeline_worker(run: str, inputs: Dict[str, Any]) -> Dict[str, Any]:
     from tqdm import tqdm
 
     nlp, load_cpu, _ = timed(lambda: load(run))
+    load_rss = peak_rss_mb()
     long_docs, short = inputs["long"], inputs["short"]
     list(nlp.pipe([t["text"] for t in short[:20]]))  # warm-up, not counted
     nlp(long_docs[0]["text"][:3000])
@@ -188,6 +194,8 @@ def pipeline_worker(run: str, inputs: Dict[str, Any]) -> Dict[str, Any]:
     info = nlp.meta
     out = {"pipeline": f"{info.get('lang', '')}_{info.get('name', '')}", "version": info.get("version"),
            "components": list(nlp.pipe_names), "load_cpu_s": round(load_cpu, 2),
+           "disk_mb": round(disk_mb(nlp.path), 1) if nlp.path is not None else None,
+           "peak_rss_mb_after_load": round(load_rss, 1),
            "long": per_doc, "short_bins": bins,
            "short_one_at_a_time": {"texts": len(short), "words": sum(t["words"] for t in short),
                                    "cpu_s": round(one_cpu, 4), "wall_s": round(one_wall, 4)},
@@ -365,9 +373,12 @@ def report(out: Dict[str, Any]) -> None:
 
     msg.divider("words / CPU second")
     rows = [(run, out["pipelines"][run]["pipeline"], f"{s['long_words_per_s']:,}", f"{s['short_words_per_s']:,}",
-             f"{s['short_one_at_a_time_words_per_s']:,}", f"{out['pipelines'][run]['peak_rss_mb']:,.0f}")
+             f"{s['short_one_at_a_time_words_per_s']:,}", f"{out['pipelines'][run]['peak_rss_mb']:,.0f}",
+             f"{out['pipelines'][run].get('peak_rss_mb_after_load') or 0:,.0f}",
+             f"{out['pipelines'][run].get('disk_mb') or 0:,.0f}")
             for run, s in out["summary"].items()]
-    msg.table(rows, header=("run", "pipeline", "long", "short (pipe)", "short (one by one)", "peak RSS MB"),
+    msg.table(rows, header=("run", "pipeline", "long", "short (pipe)", "short (one by one)", "peak RSS MB",
+                            "RSS after load MB", "on disk MB"),
               divider=True)
     seg = out["segment"]
     msg.info(f"segment {seg['chars']:,} chars: {seg['chars_per_s']:,} chars/s in-process "

@@ -75,6 +75,8 @@ def test_quick_run_writes_figures_without_machine_paths(tmp_path):
     assert all(v > 0 for s in out["summary"].values() for v in s.values())
     assert out["pipelines"]["peer_core"]["components"] == ["tok2vec", "tagger", "parser"]
     assert "joint_sbd_parser" in out["pipelines"]["ours"]["components"]
+    for run in out["pipelines"].values():  # the model's size on disk and in memory once loaded
+        assert run["disk_mb"] > 1 and 0 < run["peak_rss_mb_after_load"] <= run["peak_rss_mb"]
     assert out["segment"]["sentences"] > 1 and out["segment"]["cli"]["peak_rss_mb"] > 0
     assert set(out["targets"]) == {"long_vs_peer_core", "short_vs_peer_core", "long_vs_peer_full",
                                    "short_vs_peer_full", "short_of_long", "segment_chars_per_s",

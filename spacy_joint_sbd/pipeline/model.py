@@ -9,12 +9,18 @@ component keeps the engine's live table and this param in sync, and what is seri
 
 Thinc's optimizers average by exponential moving average; a perceptron needs its own averaging
 (Daumé's trick in `learn.weights`), so this model is never updated by an `Optimizer`.
+
+On disk and in bytes `W` is packed by its nonzero weights (`learn.packing`): most of a hashed
+perceptron's weights are never touched, and the saved pipeline halves. Loading accepts both the
+packed and the dense form, so pipelines saved before packing still load.
 """
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Model
+
+from ..learn import packing
 
 DEFAULT_N_ROWS = 1 << 17
 
@@ -34,6 +40,29 @@ def _init(model: Model, X=None, Y=None) -> Model:
     return model
 
 
+class HashedPerceptron(Model):
+    """A Thinc `Model` whose serialized params are packed (`learn.packing.pack`)."""
+
+    __slots__ = ()  # Thinc's Model has slots: keep its layout, so that a copy can be re-classed
+
+    def to_dict(self) -> Dict:
+        msg = super().to_dict()
+        msg["params"] = [{name: packing.pack(value) for name, value in params.items()}
+                         for params in msg["params"]]
+        return msg
+
+    def from_dict(self, msg: Dict) -> "HashedPerceptron":
+        if isinstance(msg, dict) and isinstance(msg.get("params"), list):
+            msg = dict(msg, params=[{name: packing.unpack(value) for name, value in params.items()}
+                                    if isinstance(params, dict) else params for params in msg["params"]])
+        return super().from_dict(msg)
+
+    def _copy(self, seen=None) -> "HashedPerceptron":
+        copied = super()._copy(seen)  # Thinc builds a plain Model: keep the packing
+        copied.__class__ = HashedPerceptron
+        return copied
+
+
 @registry.architectures("spacy_joint_sbd.HashedPerceptron.v1")
 def build_hashed_perceptron(n_rows: int = DEFAULT_N_ROWS, nO: Optional[int] = None) -> Model[List[Doc], List]:
     """A hashed weight table of `n_rows` rows (hash buckets) × `nO` classes.
@@ -43,7 +72,7 @@ def build_hashed_perceptron(n_rows: int = DEFAULT_N_ROWS, nO: Optional[int] = No
     """
     if n_rows < 1:
         raise ValueError(f"n_rows must be positive, got {n_rows}")
-    return Model(
+    return HashedPerceptron(
         "hashed_perceptron",
         _forward,
         init=_init,

@@ -2,8 +2,10 @@
 import numpy
 import pytest
 import spacy
+import srsly
 from spacy import displacy
 from spacy.tokens import Doc
+from thinc.api import Model
 
 from spacy_joint_sbd.corpus.docs import doc_to_record
 
@@ -111,6 +113,24 @@ def test_a_loaded_component_holds_one_table_and_saves_it_again(trained_nlp, tmp_
     before = heads_and_starts(nlp2(TEXT))
     nlp2.to_disk(tmp_path / "again")
     assert heads_and_starts(spacy.load(tmp_path / "again")(TEXT)) == before == heads_and_starts(trained_nlp(TEXT))
+
+
+def test_the_saved_table_is_packed_and_a_dense_one_still_loads(trained_nlp, tmp_path):
+    """The model file stores the weight table by its nonzero weights (a fraction of the dense
+    table), and a model file written before packing (the dense Thinc form) loads to the same parses."""
+    trained_nlp.to_disk(tmp_path / "model")
+    model_file = tmp_path / "model" / "joint_sbd_parser" / "model"
+    loaded = spacy.load(tmp_path / "model").get_pipe("joint_sbd_parser").model
+    W = loaded.get_param("W")
+    assert model_file.stat().st_size < 0.5 * W.nbytes
+    model = loaded.copy()
+    assert type(model) is type(loaded)  # a copy keeps the packing
+    dense = srsly.msgpack_dumps(Model.to_dict(model))  # Thinc's own layout, as saved before packing
+    assert len(dense) > W.nbytes
+    model_file.write_bytes(dense)
+    nlp2 = spacy.load(tmp_path / "model")
+    assert numpy.array_equal(nlp2.get_pipe("joint_sbd_parser").model.get_param("W").view("u4"), W.view("u4"))
+    assert heads_and_starts(nlp2(TEXT)) == heads_and_starts(trained_nlp(TEXT))
 
 
 def test_truncated_and_foreign_model_files(trained_nlp, tmp_path):
