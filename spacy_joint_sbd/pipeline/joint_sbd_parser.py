@@ -11,7 +11,7 @@ import math
 import numbers
 import warnings
 from contextlib import contextmanager
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Literal, Optional, Sequence, get_args
 
 import numpy
 import srsly
@@ -39,7 +39,12 @@ DEFAULT_MODEL_CONFIG = """
 n_rows = 131072
 """
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
-LEARNERS = ("pa", "perceptron")
+Update = Literal["dlaso", "laso", "max_violation", "early", "greedy"]
+"""The search's update strategies (`transition.UPDATES`): in the factory's signature, so that
+spaCy's config validation names the permitted values."""
+SBOracle = Literal["early", "late"]
+Learner = Literal["pa", "perceptron"]
+LEARNERS = get_args(Learner)
 PREDICTION_SETTINGS = ("beam_width", "sb_bias", "sb_bias_unpunctuated", "prior_weight", "threshold", "max_length")
 """Settings `spacy.load(..., config=...)` sets over the saved cfg; `validate_settings` checks
 them wherever they arrive."""
@@ -93,9 +98,9 @@ def make_joint_sbd_parser(
     name: str,
     model: Model,
     beam_width: int,
-    update: str,
-    sb_oracle: str,
-    learner: str,
+    update: Update,
+    sb_oracle: SBOracle,
+    learner: Learner,
     pa_c: float,
     attrs: List[str],
     document_level: bool,
@@ -171,9 +176,9 @@ class JointSBDParser(TrainablePipe):
         name: str = "joint_sbd_parser",
         *,
         beam_width: int = 20,
-        update: str = "dlaso",
-        sb_oracle: str = "early",
-        learner: str = "pa",
+        update: Update = "dlaso",
+        sb_oracle: SBOracle = "early",
+        learner: Learner = "pa",
         pa_c: float = 1.0,
         attrs: Sequence[str] = tuple(DEFAULT_ATTRS),
         document_level: bool = True,
@@ -189,7 +194,7 @@ class JointSBDParser(TrainablePipe):
     ) -> None:
         if update not in UPDATES:
             raise ValueError(f"[{name}] update must be one of {', '.join(UPDATES)}, got {update!r}")
-        if sb_oracle not in ("early", "late"):
+        if sb_oracle not in get_args(SBOracle):
             raise ValueError(f"[{name}] sb_oracle must be 'early' or 'late', got {sb_oracle!r}")
         if learner not in LEARNERS:
             raise ValueError(f"[{name}] learner must be one of {', '.join(LEARNERS)}, got {learner!r}")
@@ -498,7 +503,7 @@ class JointSBDParser(TrainablePipe):
             raise bad("no label list")
         if cfg.get("update") not in UPDATES or cfg.get("learner") not in LEARNERS:
             raise bad(f"update {cfg.get('update')!r} / learner {cfg.get('learner')!r}")
-        if cfg.get("sb_oracle") not in ("early", "late") or not isinstance(cfg.get("document_level"), bool):
+        if cfg.get("sb_oracle") not in get_args(SBOracle) or not isinstance(cfg.get("document_level"), bool):
             raise bad("sb_oracle / document_level")
         beam = cfg.get("beam_width")
         if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1:

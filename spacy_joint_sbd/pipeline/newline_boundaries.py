@@ -5,12 +5,15 @@ line break (`mode="line"`) or after an empty line (`mode="paragraph"`); the join
 every boundary preset this way and predicts the others. Whitespace tokens themselves never start
 a sentence. `mode="ignore"` leaves the Doc alone.
 """
+from typing import Literal, get_args
+
 import numpy
 from spacy.attrs import IS_SPACE, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
 
-MODES = ("ignore", "line", "paragraph")
+Mode = Literal["ignore", "line", "paragraph"]
+MODES = get_args(Mode)
 
 
 def _breaks(text: str, mode: str) -> bool:
@@ -19,7 +22,7 @@ def _breaks(text: str, mode: str) -> bool:
 
 
 class NewlineBoundaries:
-    def __init__(self, mode: str = "line") -> None:
+    def __init__(self, mode: Mode = "line") -> None:
         if mode not in MODES:
             raise ValueError(f"newline_boundaries: mode must be one of {', '.join(MODES)}, got {mode!r}")
         self.mode = mode
@@ -50,6 +53,6 @@ class NewlineBoundaries:
 
 
 @Language.factory("newline_boundaries", default_config={"mode": "line"})
-def make_newline_boundaries(nlp: Language, name: str, mode: str) -> NewlineBoundaries:
+def make_newline_boundaries(nlp: Language, name: str, mode: Mode) -> NewlineBoundaries:
     """Line (`line`) or paragraph (`paragraph`) breaks as preset sentence boundaries."""
     return NewlineBoundaries(mode)

@@ -294,3 +294,18 @@ def test_has_final_punct_agrees_with_the_token_rule():
         doc = nlp.make_doc(" ".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))))
         expected = any(t.is_punct and set(t.text) <= marks for t in doc)
         assert has_final_punct(doc) == expected, doc.text
+
+
+def test_choices_are_typed_so_spacy_names_the_permitted_values():
+    """The factory's choices are `Literal` types: spaCy's config validation refuses an unknown
+    value and lists the permitted ones; the Literal matches the engine's own list of updates."""
+    from typing import get_args
+
+    from spacy_joint_sbd.pipeline.joint_sbd_parser import Update
+    from spacy_joint_sbd.transition import UPDATES
+
+    assert set(get_args(Update)) == set(UPDATES)
+    for setting, bad, permitted in (("update", "nope", "max_violation"), ("learner", "svm", "perceptron"),
+                                    ("sb_oracle", "middle", "late")):
+        with pytest.raises(ValueError, match=f"{setting}.*{bad}.*{permitted}"):
+            spacy.blank("en").add_pipe("joint_sbd_parser", config={setting: bad})
