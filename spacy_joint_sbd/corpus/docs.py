@@ -31,12 +31,16 @@ def record_to_doc(vocab: Vocab, rec: DocRecord, *, annotations: bool = True) -> 
             words=rec.words,
             spaces=rec.spaces,
             tags=[t or None for t in rec.xpos] if any(rec.xpos) else None,  # e.g. ATIS has no XPOS
-            pos=[p or None for p in rec.upos] if any(rec.upos) else None,
+            pos=list(rec.upos) if all(rec.upos) else None,  # spaCy takes no gaps in `pos`
             lemmas=list(rec.lemmas),
             morphs=list(rec.feats),
             heads=heads,
             deps=rec.deps,
         )
+        if any(rec.upos) and not all(rec.upos):  # e.g. running text: PUNCT on marks, nothing else
+            for token, upos in zip(doc, rec.upos):
+                if upos:
+                    token.pos_ = upos
     doc.user_data[DOC_ID_KEY] = rec.doc_id
     return doc
 

@@ -113,3 +113,21 @@ def test_star_augmenter_probability_and_partial(sample_examples):
     assert 100 < mixed.count("plain") < 200
     with pytest.raises(ValueError, match="probability"):
         create_star_augmenter(probability=1.5)
+
+
+def test_a_record_with_upos_on_some_tokens_becomes_a_doc_and_its_star_variant():
+    """Running-text records (and silver documents built from them) carry UPOS PUNCT on their marks
+    and nothing else: the Doc keeps those, so the star variant still finds the marks to drop."""
+    import spacy
+
+    from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
+    from spacy_joint_sbd.corpus.variants import apply_variant
+
+    words = ["Hello", "there", ".", "General", "Kenobi", "!"]
+    rec = DocRecord("d", words, [True, False, True, True, False, False], [""] * 6,
+                    ["", "", "PUNCT", "", "", "PUNCT"], [""] * 6, [""] * 6, [1, ROOT, 1, 4, ROOT, 4],
+                    ["intj", "root", "punct", "compound", "root", "punct"], [True, False, False, True, False, False])
+    doc = record_to_doc(spacy.blank("en").vocab, rec)
+    assert [t.pos_ for t in doc] == ["", "", "PUNCT", "", "", "PUNCT"]
+    back = apply_variant(doc_to_record(doc), "star")
+    assert back.words == ["hello", "there", "general", "kenobi"] and back.sent_starts == [True, False, True, False]
