@@ -3,6 +3,9 @@
     python scripts/ablation.py results/ablation.json --arm no_prior=PIPELINE ... --arm NAME=PIPELINE
         --ud UD_DIR --text TEXT_DIR
 
+Writes the JSON and beside it a markdown table (`.md`): boundary F1 (LAS) per arm and set, ^ / v
+where an arm is better / worse than the one above it at p < 0.01 (bootstrap).
+
 Each `--arm` is a finished pipeline (its weights, SB biases and prior weight chosen on dev by the
 project command that built it: no tuning here). Every arm is scored on the same gold documents of
 every set of `prior_ablation.sets`: token-level boundary P / R / F1 (each document's first token
@@ -41,9 +44,10 @@ from spacy_joint_sbd.scoring import score_records
 sys.path.insert(0, str(Path(__file__).parent))
 from prior_ablation import sets  # noqa: E402  (the same sets, loaded the same way)
 
+ALPHA = 0.01
 IN_SAMPLE = ("ewt-dev-plain", "ewt-dev-star", "ami-dev-star")
 """Sets the arms' weights and biases were chosen on (AMI: a share of it)."""
-SAMPLES = 10_000
+SAMPLES = 5_000
 
 
 def arm(spec: str) -> Tuple[str, str]:
@@ -84,6 +88,32 @@ def compare(later: Dict, earlier: Dict, has_parse: bool) -> Dict:
         out["las_bootstrap_p_better"] = significance.bootstrap_corpus_greater(a, b, "las", SAMPLES)
         out["las_bootstrap_p_worse"] = significance.bootstrap_corpus_greater(b, a, "las", SAMPLES)
     return out
+
+
+def markdown(results: Dict) -> str:
+    """Boundary F1 (LAS) per arm and set; ^ / v: better / worse than the arm above at p < ALPHA
+    (paired bootstrap of the corpus figure over documents)."""
+    names = list(results["arms"])
+    sets_ = list(results["sets"])
+    head = "| arm | " + " | ".join(f"{s}{' (dev: chosen on)' if results['sets'][s]['in_sample'] else ''}"
+                                  for s in sets_) + " |"
+    lines = [head, "|---" * (len(sets_) + 1) + "|"]
+    for i, name in enumerate(names):
+        cells = []
+        for s in sets_:
+            entry = results["sets"][s]
+            sc = entry["scores"][name]
+            test = entry["tests"].get(f"{name} vs {names[i - 1]}", {}) if i else {}
+            mark = ("^" if test.get("sents_f_bootstrap_p_better", 1) < ALPHA else
+                    "v" if test.get("sents_f_bootstrap_p_worse", 1) < ALPHA else "")
+            cell = f"{sc['sents_f']:.2f}{mark}"
+            if "dep_las" in sc:
+                lmark = ("^" if test.get("las_bootstrap_p_better", 1) < ALPHA else
+                         "v" if test.get("las_bootstrap_p_worse", 1) < ALPHA else "")
+                cell += f" ({sc['dep_las']:.1f}{lmark})"
+            cells.append(cell)
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
@@ -136,6 +166,8 @@ def main() -> None:
         print(set_name, json.dumps(entry["scores"]), f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    args.output.with_suffix(".md").write_text(markdown(results), encoding="utf-8")
+    print(markdown(results))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 import spacy
 from spacy.tokens import Doc
 
-from ablation import compare
+from ablation import compare, markdown
 from silver_trees import preset, silver
 from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.variants import apply_variant
@@ -48,3 +48,12 @@ def test_silver_documents_keep_the_derived_boundaries_the_trees_and_the_marks_st
     assert doc.user_data["doc_id"] == "silver/talk#0" and not doc.has_annotation("TAG")
     star = apply_variant(doc_to_record(doc), "star")
     assert star.words == ["hello", "there", "general", "kenobi"] and star.sent_starts == [True, False, True, False]
+
+
+def test_the_table_marks_significant_changes_against_the_arm_above():
+    a, b = arm([(5, 10, 10)] * 30), arm([(8, 10, 10)] * 30)
+    results = {"arms": {"base": {}, "better": {}},
+               "sets": {"x": {"in_sample": False, "scores": {"base": a["scores"], "better": b["scores"]},
+                              "tests": {"better vs base": compare(b, a, has_parse=True)}}}}
+    table = markdown(results).splitlines()
+    assert table[2] == "| base | 50.00 (80.0) |" and table[3] == "| better | 80.00^ (80.0) |"
