@@ -124,6 +124,7 @@ def main() -> None:
     ap.add_argument("--ud", type=Path, required=True)
     ap.add_argument("--text", type=Path, required=True)
     ap.add_argument("--only", default="", help="comma-separated set names (default: all)")
+    ap.add_argument("--no-tests", action="store_true", help="scores only (e.g. seeds of one arm)")
     ap.add_argument("--newlines", choices=("paragraph", "keep"), default="paragraph",
                     help="add newline_boundaries (paragraph) to arms without it, or keep the arms as saved")
     args = ap.parse_args()
@@ -159,7 +160,7 @@ def main() -> None:
         entry: Dict = {"in_sample": set_name in IN_SAMPLE, "documents": len(golds),
                        "words": sum(len(g) for g in golds),
                        "scores": {name: by_arm[name]["scores"] for name in names}, "tests": {}}
-        for i, later in enumerate(names):
+        for i, later in enumerate([] if args.no_tests else names):
             for earlier in names[:i]:
                 entry["tests"][f"{later} vs {earlier}"] = compare(by_arm[later], by_arm[earlier], has_parse)
         results["sets"][set_name] = entry
