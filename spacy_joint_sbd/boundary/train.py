@@ -4,7 +4,9 @@
 treebank; for ≥ 15 M words the Python per-Example cost dominates. Here every document is encoded
 once into compact arrays (`Encoded`: the attribute columns and the gold starts, about 41 bytes a
 token), then the SGD epochs run over those arrays in a seeded shuffled order, and every
-`held_out_every`-th document is kept out for Platt calibration (never trained on). A
+`held_out_every`-th document is kept out for Platt calibration (never trained on). A document
+whose `user_data[WEIGHT_KEY]` is k counts k times in training (the same arrays, visited k times
+an epoch) and once if held out, so a weighted source never leaks into the held-out set. A
 `ContextHead` over a tok2vec's vectors (`HeadRows`, `train_context_head`) trains after the n-gram
 model, on the vectors of a share of the same documents, and is blended with it on the held-out ones.
 """
@@ -20,6 +22,9 @@ from .context_head import WINDOW, ContextHead, stack_fit, window_rows
 from .features import score_doc, train_doc
 from .model import BoundaryModel
 
+WEIGHT_KEY = "train_weight"
+"""`Doc.user_data` key: how many times a training document counts (an int >= 1; absent: 1)."""
+
 
 @dataclass
 class Encoded:
@@ -28,11 +33,12 @@ class Encoded:
     docs: List[Tuple[numpy.ndarray, numpy.ndarray]] = field(default_factory=list)
     tokens: int = 0
 
-    def add(self, attrs: numpy.ndarray, gold: numpy.ndarray) -> bool:
-        """Keep a document of two or more words; whether it was kept."""
+    def add(self, attrs: numpy.ndarray, gold: numpy.ndarray, copies: int = 1) -> bool:
+        """Keep a document of two or more words (`copies` times: one pair of arrays, listed
+        `copies` times); whether it was kept."""
         if len(gold) > 1:
-            self.docs.append((attrs, gold))
-            self.tokens += len(gold)
+            self.docs.extend([(attrs, gold)] * copies)
+            self.tokens += len(gold) * copies
             return True
         return False
 
@@ -41,7 +47,8 @@ def encode_docs(model: BoundaryModel, docs: Iterable[Doc], held_out_every: int =
                 max_tokens: Optional[int] = None,
                 keep: Optional[Callable[[Doc, numpy.ndarray, numpy.ndarray, bool], None]] = None) -> Tuple[Encoded, Encoded]:
     """(train, held out): the documents encoded, every `held_out_every`-th one held out (0: none),
-    stopping once `max_tokens` training tokens are encoded (None: all). `keep(doc, positions,
+    a training document `user_data[WEIGHT_KEY]` times, stopping once `max_tokens` training tokens
+    (copies counted) are encoded (None: all). `keep(doc, positions,
     gold, held)` sees each document kept (two or more words) as it is encoded (e.g. to collect what a
     second model trains on)."""
     if not isinstance(held_out_every, int) or held_out_every < 0 or held_out_every == 1:
@@ -51,11 +58,21 @@ def encode_docs(model: BoundaryModel, docs: Iterable[Doc], held_out_every: int =
         attrs, pos = model.encode(doc)
         gold = model.gold(doc, pos)
         is_held = bool(held_out_every) and i % held_out_every == held_out_every - 1
-        if (held if is_held else train).add(attrs, gold) and keep is not None:
+        copies = 1 if is_held else doc_weight(doc)
+        if (held if is_held else train).add(attrs, gold, copies) and keep is not None:
             keep(doc, pos, gold, is_held)
         if max_tokens is not None and train.tokens >= max_tokens:
             break
     return train, held
+
+
+def doc_weight(doc: Doc) -> int:
+    """`doc.user_data[WEIGHT_KEY]` (1 when absent), or a ValueError naming the document."""
+    weight = doc.user_data.get(WEIGHT_KEY, 1) if doc.user_data else 1
+    if not isinstance(weight, int) or isinstance(weight, bool) or weight < 1:
+        raise ValueError(f"document {doc.user_data.get('doc_id', doc.text[:40])!r}: {WEIGHT_KEY} must be an "
+                         f"int >= 1, got {weight!r}")
+    return weight
 
 
 def train_encoded(model: BoundaryModel, train: Encoded, held: Optional[Encoded] = None, *, epochs: int = 2,

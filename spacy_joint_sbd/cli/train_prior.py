@@ -25,6 +25,9 @@ def train_prior_cli(
     held_out_every: int = typer.Option(50, "--held-out-every", help="every k-th document calibrates, never trains"),
     every_file: int = typer.Option(1, "--every-file", help="read every k-th .txt file of each text folder (a share "
                                                            "spread over the folder; treebanks and shards are read whole)"),
+    treebank_weight: int = typer.Option(1, "--treebank-weight",
+                                        help="each document of a .conllu source counts this many times in training "
+                                             "(once if held out): weighs the treebanks against the running text"),
     seed: int = typer.Option(0, "--seed"),
     context_head: Optional[str] = typer.Option(None, "--context-head",
                                                help="an installed spaCy pipeline whose tok2vec feeds a context head "
@@ -48,9 +51,9 @@ def train_prior_cli(
 
     with user_errors():
         if epochs < 1 or not lr > 0 or n_rows < 1 or every_file < 1 or (max_words is not None and max_words < 1) \
-                or head_every < 1 or head_epochs < 1 or head_hidden < 1:
-            raise ValueError("--epochs, --lr, --n-rows, --every-file, --max-words and the --head-* options must be "
-                             "positive")
+                or head_every < 1 or head_epochs < 1 or head_hidden < 1 or treebank_weight < 1:
+            raise ValueError("--epochs, --lr, --n-rows, --every-file, --max-words, --treebank-weight and the --head-* "
+                             "options must be positive")
         rows = None
         if context_head is not None:
             try:
@@ -65,7 +68,7 @@ def train_prior_cli(
         else:
             nlp = spacy.blank("en")
         pipe = nlp.add_pipe("boundary_prior", config={"model": {"n_rows": n_rows}})
-        docs = _docs(sources, nlp, split_list(variants) or ["plain"], every_file)
+        docs = _docs(sources, nlp, split_list(variants) or ["plain"], every_file, treebank_weight)
         start = time.process_time()
         train, held = encode_docs(pipe.boundary_model, tqdm(docs, desc="encode", unit="doc", mininterval=5),
                                   held_out_every, max_words, keep=rows)
@@ -84,13 +87,15 @@ def train_prior_cli(
             nlp.to_disk(tmp)
             srsly.write_json(tmp / "prior_training.json", {**stats, "variants": variants, "lr": lr, "seed": seed,
                                                            "every_file": every_file,
+                                                           "treebank_weight": treebank_weight,
                                                            "sources": [p.name for p in sources]})
     msg.good(f"{output}: boundary_prior, {stats['train_cpu_s']:.0f} CPU s of SGD, Platt {stats['platt']}")
 
 
-def _docs(sources, nlp, variants, every_file: int):
+def _docs(sources, nlp, variants, every_file: int, treebank_weight: int = 1):
     from ..corpus.conllu import read_conllu
     from ..corpus.running_text import iter_text_docs, iter_text_files, record_doc, variant_record
+    from ..boundary.train import WEIGHT_KEY
     from ..corpus.text_shards import load_manifest, read_shards
 
     for src in sources:
@@ -102,7 +107,10 @@ def _docs(sources, nlp, variants, every_file: int):
                 for rec in records:
                     vrec = variant_record(rec, v)
                     if vrec.words:
-                        yield record_doc(nlp.vocab, vrec, v)
+                        doc = record_doc(nlp.vocab, vrec, v)
+                        if treebank_weight > 1:
+                            doc.user_data[WEIGHT_KEY] = treebank_weight
+                        yield doc
         elif load_manifest(src) is not None:
             yield from read_shards(src, nlp.vocab)
         else:

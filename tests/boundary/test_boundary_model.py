@@ -8,7 +8,7 @@ from spacy.tokens import Doc
 from spacy_joint_sbd.boundary import BoundaryModel, platt_fit
 from spacy_joint_sbd.boundary.features import N_ATTR_COLS, score_doc, train_doc
 from spacy_joint_sbd.boundary.model import MARK_CLOSER, MARK_FINAL, MARK_PUNCT, MARK_WORD, mark_class
-from spacy_joint_sbd.boundary.train import encode_docs, train_encoded
+from spacy_joint_sbd.boundary.train import WEIGHT_KEY, encode_docs, train_encoded
 from spacy_joint_sbd.corpus.docs import record_to_doc
 from spacy_joint_sbd.corpus.variants import apply_variant
 from spacy_joint_sbd.learn import HashedWeights
@@ -182,3 +182,24 @@ def test_a_model_saved_before_line_codes_scores_as_it_did(nlp, sample_docs):
     assert not numpy.array_equal(score_doc(bm.table(), attrs), score_doc(bm.table(), bare))
     with pytest.raises(ValueError, match="lines must be a bool"):
         loaded.set_state({**state, "lines": "yes"})
+
+
+def test_a_weighted_document_trains_k_times_and_is_held_out_once(nlp):
+    """`user_data[WEIGHT_KEY]` = k lists a training document k times (one pair of arrays), and a
+    held-out document once whatever its weight: a weighted source never leaks into calibration."""
+    bm = BoundaryModel(n_rows=1 << 12)
+
+    def doc(words, weight=None):
+        d = Doc(nlp.vocab, words=words, sent_starts=[True] + [False] * (len(words) - 1))
+        if weight is not None:
+            d.user_data[WEIGHT_KEY] = weight
+        return d
+
+    docs = [doc(["a", "b", "c"], 3), doc(["d", "e"]), doc(["f", "g", "h", "i"], 3), doc(["j", "k"], 2)]
+    train, held = encode_docs(bm, docs, held_out_every=3)  # the third document is held out
+    assert [len(g) for _, g in train.docs] == [3, 3, 3, 2, 2, 2] and train.tokens == 15
+    assert train.docs[0][0] is train.docs[2][0]  # copies share their arrays
+    assert [len(g) for _, g in held.docs] == [4] and held.tokens == 4
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match=WEIGHT_KEY):
+            encode_docs(bm, [doc(["a", "b"], bad)], held_out_every=0)

@@ -55,6 +55,21 @@ def test_train_prior_on_a_treebank(sample_path, tmp_path):
     assert spacy.load(out)("a test. another one")._.get(DOC_PROBS).shape == (5,)
 
 
+def test_train_prior_weighs_the_treebanks(sample_path, tmp_path):
+    out = tmp_path / "prior"
+    proc = run("train-prior", sample_path, "--output", out, "--epochs", "1", "--n-rows", "65536",
+               "--variants", "plain", "--held-out-every", "5", "--treebank-weight", "3")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    once = tmp_path / "once"
+    assert run("train-prior", sample_path, "--output", once, "--epochs", "1", "--n-rows", "65536",
+               "--variants", "plain", "--held-out-every", "5").returncode == 0
+    stats, base = srsly.read_json(out / "prior_training.json"), srsly.read_json(once / "prior_training.json")
+    assert stats["treebank_weight"] == 3 and stats["train_tokens"] == 3 * base["train_tokens"]
+    assert stats["held_out_tokens"] == base["held_out_tokens"] > 0
+    bad = run("train-prior", sample_path, "--output", tmp_path / "bad", "--treebank-weight", "0")
+    assert bad.returncode == 1 and "--treebank-weight" in bad.stdout + bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_train_prior_bad_input(tmp_path):
     proc = run("train-prior", tmp_path / "missing", "--output", tmp_path / "out")
     assert proc.returncode == 1
