@@ -1,6 +1,6 @@
 """Ablation of the boundary evidence, with significance over documents (issue 30 item 5).
 
-    python scripts/ablation.py results/ablation.json --arm no_prior=PIPELINE ... --arm NAME=PIPELINE
+    python scripts/evidence_ablation.py results/ablation.json --arm no_prior=PIPELINE ... --arm NAME=PIPELINE
         --ud UD_DIR --text TEXT_DIR
 
 Writes the JSON and beside it a markdown table (`.md`): boundary F1 (LAS) per arm and set, ^ / v

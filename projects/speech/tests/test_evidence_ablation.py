@@ -1,8 +1,8 @@
-"""ablation.compare and silver_trees: the tests over documents and the silver documents."""
+"""evidence_ablation.compare and silver_trees: the tests over documents and the silver documents."""
 import spacy
 from spacy.tokens import Doc
 
-from ablation import compare, markdown
+from evidence_ablation import compare, markdown
 from silver_trees import preset, silver
 from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.variants import apply_variant
