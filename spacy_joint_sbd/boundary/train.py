@@ -18,6 +18,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 import numpy
 from spacy.tokens import Doc
 
+from ..corpus.docs import doc_name
 from .context_head import WINDOW, ContextHead, stack_fit, window_rows
 from .features import score_doc, train_doc
 from .model import BoundaryModel
@@ -70,8 +71,7 @@ def doc_weight(doc: Doc) -> int:
     """`doc.user_data[WEIGHT_KEY]` (1 when absent), or a ValueError naming the document."""
     weight = doc.user_data.get(WEIGHT_KEY, 1) if doc.user_data else 1
     if not isinstance(weight, int) or isinstance(weight, bool) or weight < 1:
-        raise ValueError(f"document {doc.user_data.get('doc_id', doc.text[:40])!r}: {WEIGHT_KEY} must be an "
-                         f"int >= 1, got {weight!r}")
+        raise ValueError(f"{doc_name(doc)}: {WEIGHT_KEY} must be an int >= 1, got {weight!r}")
     return weight
 
 
