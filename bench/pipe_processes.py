@@ -11,7 +11,6 @@ paths). The outputs of 1 and 2 processes are checked to be the same sentences.
 """
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -19,7 +18,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pipeline_speed import OURS, PEER, ROOT, UD, load, long_documents, machine, peak_rss_mb, short_texts  # noqa: E402
+from pipeline_speed import (OURS, PEER, ROOT, UD, load, long_documents, machine, peak_rss_mb,  # noqa: E402
+                            run_worker, short_texts)
 
 RUNS = ("ours", "peer_core")
 PROCESSES = (1, 2)
@@ -43,15 +43,6 @@ def worker(run: str, n_process: int, inputs: Dict[str, Any]) -> Dict[str, Any]:
                       "sentences": [[s.start_char for s in doc.sents] for doc in docs]}
     out["peak_rss_mb_main_process"] = round(peak_rss_mb(), 1)
     return out
-
-
-def run_worker(run: str, n_process: int, inputs_path: Path) -> Dict[str, Any]:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", run, "--n-process", str(n_process),
-           "--inputs", str(inputs_path)]
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"{run} with {n_process} process(es): worker failed with exit code {done.returncode}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
@@ -82,7 +73,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         for run in RUNS:
             for n in PROCESSES:
                 print(f"running {run} with {n} process(es) …", file=sys.stderr, flush=True)
-                results.setdefault(run, {})[str(n)] = run_worker(run, n, inputs_path)
+                results.setdefault(run, {})[str(n)] = run_worker(run, inputs_path, Path(__file__).resolve(),
+                                                                 ("--n-process", str(n)))
     rows: List[tuple] = []
     summary: Dict[str, Any] = {}
     for run, by_n in results.items():

@@ -266,12 +266,14 @@ def memory_cases(text_dir: Path, large_chars: int, worst_chars: int) -> Dict[str
     return out
 
 
-def run_worker(run: str, inputs_path: Path) -> Dict[str, Any]:
-    """One run in a fresh process (`--worker`), its result as the last line of its stdout."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", run, "--inputs", str(inputs_path)]
+def run_worker(run: str, inputs_path: Path, script: Optional[Path] = None, extra: Sequence[str] = ()) -> Dict[str, Any]:
+    """One run in a fresh process (`script --worker run --inputs inputs_path *extra`, the script
+    this one by default), its result as the last line of its stdout."""
+    script = Path(__file__).resolve() if script is None else script
+    cmd = [sys.executable, str(script), "--worker", run, "--inputs", str(inputs_path), *extra]
     done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
     if done.returncode != 0:
-        raise SystemExit(f"{run}: worker failed with exit code {done.returncode}")
+        raise SystemExit(f"{' '.join([run, *extra])}: worker failed with exit code {done.returncode}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

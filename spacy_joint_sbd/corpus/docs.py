@@ -26,18 +26,19 @@ def record_to_doc(vocab: Vocab, rec: DocRecord, *, annotations: bool = True) -> 
         doc = Doc(vocab, words=rec.words, spaces=rec.spaces)
     else:
         heads = [i if h == ROOT else h for i, h in enumerate(rec.heads)]
+        every_upos = all(rec.upos)  # spaCy takes no gaps in `pos`: partial UPOS is set afterwards
         doc = Doc(
             vocab,
             words=rec.words,
             spaces=rec.spaces,
             tags=[t or None for t in rec.xpos] if any(rec.xpos) else None,  # e.g. ATIS has no XPOS
-            pos=list(rec.upos) if all(rec.upos) else None,  # spaCy takes no gaps in `pos`
+            pos=list(rec.upos) if every_upos else None,
             lemmas=list(rec.lemmas),
             morphs=list(rec.feats),
             heads=heads,
             deps=rec.deps,
         )
-        if any(rec.upos) and not all(rec.upos):  # e.g. running text: PUNCT on marks, nothing else
+        if not every_upos and any(rec.upos):  # e.g. running text: PUNCT on marks, nothing else
             for token, upos in zip(doc, rec.upos):
                 if upos:
                     token.pos_ = upos

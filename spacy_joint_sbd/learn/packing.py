@@ -70,9 +70,9 @@ def unpack(value: Table) -> numpy.ndarray:
     set_ = numpy.unpackbits(mask, count=n).view(bool)
     if n % 8 and numpy.unpackbits(mask[-1:])[n % 8:].any():
         raise ValueError("packed weight table: mask bits set past the last weight")
-    if int(numpy.count_nonzero(set_)) != values.shape[0]:
-        raise ValueError(f"packed weight table: {values.shape[0]:,} values for "
-                         f"{int(numpy.count_nonzero(set_)):,} set bits (truncated?)")
+    n_set = int(numpy.count_nonzero(set_))
+    if n_set != values.shape[0]:
+        raise ValueError(f"packed weight table: {values.shape[0]:,} values for {n_set:,} set bits (truncated?)")
     W = numpy.zeros(n, dtype=numpy.float32)
     W[set_] = values
     return W.reshape(shape)

@@ -42,7 +42,7 @@ from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F
 from spacy_joint_sbd.scoring import score_records
 
 sys.path.insert(0, str(Path(__file__).parent))
-from prior_ablation import sets  # noqa: E402  (the same sets, loaded the same way)
+from prior_ablation import figures, sets  # noqa: E402  (the same sets and figures)
 
 ALPHA = 0.01
 IN_SAMPLE = ("ewt-dev-plain", "ewt-dev-star", "ami-dev-star")
@@ -61,13 +61,8 @@ def score_arm(nlp, golds, has_parse: bool) -> Dict:
     """Corpus figures and per-document counts (document ids made unique by their position)."""
     preds, seconds = predict(nlp, golds)
     counts = score_records(preds, [doc_to_record(g) for g in golds], has_parse=has_parse)
-    s = counts.scores()
-    out = {k: round(100 * s[k], 2) for k in ("sents_p", "sents_r", "sents_f") if s.get(k) is not None}
-    if has_parse:
-        out["dep_las"] = round(100 * s["dep_las"], 2)
-    out["words_per_second"] = round(sum(len(g) for g in golds) / seconds) if seconds else None
     per_doc = [dict(d, doc_id=f"{i:05d}:{d['doc_id']}") for i, d in enumerate(counts.per_doc)]
-    return {"scores": out, "per_doc": per_doc}
+    return {"scores": figures(counts, golds, seconds, has_parse), "per_doc": per_doc}
 
 
 def compare(later: Dict, earlier: Dict, has_parse: bool) -> Dict:
@@ -90,6 +85,13 @@ def compare(later: Dict, earlier: Dict, has_parse: bool) -> Dict:
     return out
 
 
+def _mark(test: Dict, measure: str) -> str:
+    """^ / v when the bootstrap says better / worse at p < ALPHA, else nothing."""
+    if test.get(f"{measure}_bootstrap_p_better", 1) < ALPHA:
+        return "^"
+    return "v" if test.get(f"{measure}_bootstrap_p_worse", 1) < ALPHA else ""
+
+
 def markdown(results: Dict) -> str:
     """Boundary F1 (LAS) per arm and set; ^ / v: better / worse than the arm above at p < ALPHA
     (paired bootstrap of the corpus figure over documents)."""
@@ -104,13 +106,9 @@ def markdown(results: Dict) -> str:
             entry = results["sets"][s]
             sc = entry["scores"][name]
             test = entry["tests"].get(f"{name} vs {names[i - 1]}", {}) if i else {}
-            mark = ("^" if test.get("sents_f_bootstrap_p_better", 1) < ALPHA else
-                    "v" if test.get("sents_f_bootstrap_p_worse", 1) < ALPHA else "")
-            cell = f"{sc['sents_f']:.2f}{mark}"
+            cell = f"{sc['sents_f']:.2f}{_mark(test, 'sents_f')}"
             if "dep_las" in sc:
-                lmark = ("^" if test.get("las_bootstrap_p_better", 1) < ALPHA else
-                         "v" if test.get("las_bootstrap_p_worse", 1) < ALPHA else "")
-                cell += f" ({sc['dep_las']:.1f}{lmark})"
+                cell += f" ({sc['dep_las']:.1f}{_mark(test, 'las')})"
             cells.append(cell)
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

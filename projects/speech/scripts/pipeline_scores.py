@@ -31,7 +31,7 @@ from spacy_joint_sbd.pipeline import calibration
 from spacy_joint_sbd.scoring import score_records
 
 sys.path.insert(0, str(Path(__file__).parent))
-from prior_ablation import sets  # noqa: E402  (the same sets, loaded the same way)
+from prior_ablation import figures, sets  # noqa: E402  (the same sets and figures)
 
 IN_SAMPLE = ("ewt-dev-plain", "ewt-dev-star", "ami-dev-star")
 """Sets the default pipeline's weight, biases and calibration were chosen on (AMI: a third of it)."""
@@ -59,11 +59,8 @@ def score_set(nlp, golds, has_parse: bool) -> Dict:
     docs = list(nlp.pipe(inputs, batch_size=32))
     seconds = time.perf_counter() - start
     preds = [doc_to_record(d) for d in docs]
-    s = score_records(preds, [doc_to_record(g) for g in golds], has_parse=has_parse).scores()
-    out = {k: round(100 * s[k], 2) for k in ("sents_p", "sents_r", "sents_f") if s.get(k) is not None}
-    if has_parse:
-        out["dep_las"] = round(100 * s["dep_las"], 2)
-    out["words_per_second"] = round(sum(len(g) for g in golds) / seconds) if seconds else None
+    out = figures(score_records(preds, [doc_to_record(g) for g in golds], has_parse=has_parse), golds, seconds,
+                  has_parse)
     probs, gold = [], []
     for d, g in zip(docs, golds):
         free = calibration.free_tokens(d)

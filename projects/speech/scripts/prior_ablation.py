@@ -58,14 +58,20 @@ def sets(nlp, ud: Path, text: Path) -> Dict[str, Tuple[List, bool]]:
     }
 
 
-def score(nlp, golds, has_parse: bool) -> Dict[str, float]:
-    preds, seconds = predict(nlp, golds)
-    s = score_records(preds, [doc_to_record(g) for g in golds], has_parse=has_parse).scores()
+def figures(counts, golds, seconds: float, has_parse: bool) -> Dict[str, float]:
+    """Boundary P / R / F1 (and LAS) in percent from `score_records`' counts, and words/s."""
+    s = counts.scores()
     out = {k: round(100 * s[k], 2) for k in ("sents_p", "sents_r", "sents_f") if s.get(k) is not None}
     if has_parse:
         out["dep_las"] = round(100 * s["dep_las"], 2)
     out["words_per_second"] = round(sum(len(g) for g in golds) / seconds) if seconds else None
     return out
+
+
+def score(nlp, golds, has_parse: bool) -> Dict[str, float]:
+    preds, seconds = predict(nlp, golds)
+    return figures(score_records(preds, [doc_to_record(g) for g in golds], has_parse=has_parse), golds, seconds,
+                   has_parse)
 
 
 def score_prior_alone(prior_nlp, golds, threshold: float = 0.5) -> Dict[str, float]:
