@@ -36,7 +36,9 @@ class Encoded:
 
     def add(self, attrs: numpy.ndarray, gold: numpy.ndarray, copies: int = 1) -> bool:
         """Keep a document of two or more words (`copies` times: one pair of arrays, listed
-        `copies` times); whether it was kept."""
+        `copies` times, an int >= 1); whether it was kept."""
+        if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
+            raise ValueError(f"copies must be an int >= 1, got {copies!r}")
         if len(gold) > 1:
             self.docs.extend([(attrs, gold)] * copies)
             self.tokens += len(gold) * copies

@@ -203,3 +203,7 @@ def test_a_weighted_document_trains_k_times_and_is_held_out_once(nlp):
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(ValueError, match=WEIGHT_KEY):
             encode_docs(bm, [doc(["a", "b"], bad)], held_out_every=0)
+    for bad in (0, -1, 1.5, True):  # a negative count must not shrink the token total silently
+        with pytest.raises(ValueError, match="copies"):
+            train.add(*train.docs[0], copies=bad)
+    assert train.tokens == 15
