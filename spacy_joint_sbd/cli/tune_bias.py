@@ -18,7 +18,7 @@ from wasabi import msg
 from ..corpus.docs import doc_to_record
 from ..corpus.readers import load_gold_docs
 from ..corpus.variants import VARIANTS
-from ..pipeline.joint_sbd_parser import _is_bias
+from ..pipeline.joint_settings import is_finite_number
 from ..scoring import score_records
 from . import app
 from ._util import atomic_dir, portable_path, split_list, user_errors
@@ -50,7 +50,7 @@ def sweep_sb_bias_scores(nlp: Language, gold_docs: Sequence, grid: Sequence[floa
     if key not in KEYS:
         raise ValueError(f"key must be one of {KEYS}, got {key!r}")
     grid = list(grid)
-    if not grid or not all(_is_bias(b) for b in grid):
+    if not grid or not all(is_finite_number(b) for b in grid):
         raise ValueError(f"the bias grid must be a non-empty list of finite numbers (|b| <= 1e30), got {grid!r}")
     grid = [float(b) for b in grid]
     gold_docs = [d for d in gold_docs if len(d)]
@@ -133,7 +133,7 @@ def set_sb_bias(nlp: Language, key: str, value: float, component: str = "joint_s
     `config.cfg` of the saved pipeline shows what it uses)."""
     if key not in KEYS:
         raise ValueError(f"key must be one of {KEYS}, got {key!r}")
-    if not _is_bias(value):
+    if not is_finite_number(value):
         raise ValueError(f"the SB bias must be a finite number (|b| <= 1e30), got {value!r}")
     pipe = _joint_component(nlp, component)
     pipe.cfg[key] = float(value)

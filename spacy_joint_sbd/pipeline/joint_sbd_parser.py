@@ -7,11 +7,9 @@ PREDICTED them; gold trees and boundaries come from `Example.reference` during `
 the search itself runs in `spacy_joint_sbd.transition`.
 """
 import dataclasses
-import math
-import numbers
 import warnings
 from contextlib import contextmanager
-from typing import Callable, Dict, Iterable, List, Literal, Optional, Sequence, get_args
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 import numpy
 import srsly
@@ -25,12 +23,13 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
 from ..corpus.docs import doc_name
-from ..learn.kmeans import check_tree_ks
 from ..scoring import score_examples
-from ..transition import DEFAULT_ATTRS, UPDATES, Parse, TransitionParser, n_classes_for
+from ..transition import DEFAULT_ATTRS, Parse, TransitionParser, n_classes_for
 from . import calibration, sentence_limits
-from .context_clusters import ContextClusters, check_ks, with_tensor
-from .doc_encoding import UnusableExample, check_attrs, engine_doc, expand_parse, gold_engine_doc, set_parse
+from .context_clusters import ContextClusters, with_tensor
+from .doc_encoding import UnusableExample, engine_doc, expand_parse, gold_engine_doc, set_parse
+from .joint_settings import (LEARNERS, LOAD_DEFAULTS, PREDICTION_SETTINGS, SETTINGS, Learner, SBOracle, Setting,  # noqa: F401
+                             Update, check_settings)
 from .prior_scores import PRIOR_ATTR, prior_sb_scores
 
 DEFAULT_MODEL_CONFIG = """
@@ -39,16 +38,6 @@ DEFAULT_MODEL_CONFIG = """
 n_rows = 131072
 """
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
-Update = Literal["dlaso", "laso", "max_violation", "early", "greedy"]
-"""The search's update strategies (`transition.UPDATES`): in the factory's signature, so that
-spaCy's config validation names the permitted values."""
-SBOracle = Literal["early", "late"]
-Learner = Literal["pa", "perceptron"]
-LEARNERS = get_args(Learner)
-PREDICTION_SETTINGS = ("beam_width", "sb_bias", "sb_bias_unpunctuated", "prior_weight", "threshold", "max_length")
-"""Settings `spacy.load(..., config=...)` sets over the saved cfg; `validate_settings` checks
-them wherever they arrive."""
-
 if not Token.has_extension("sent_start_prob"):
     Token.set_extension("sent_start_prob", default=None)
 """`token._.sent_start_prob`, set by the component in whole-document mode: the probability that a
@@ -169,6 +158,16 @@ def make_joint_scorer() -> Callable[..., Dict]:
 
 
 class JointSBDParser(TrainablePipe):
+    beam_width = Setting[int]()
+    sb_bias = Setting[float]()
+    sb_bias_unpunctuated = Setting[Optional[float]]()
+    prior_weight = Setting[float]()
+    threshold = Setting[Optional[float]]()
+    max_length = Setting[Optional[int]]()
+    """The prediction settings as typed attributes (`joint_settings.Setting`): ``parser.sb_bias =
+    -0.5`` is checked where it is written and saved with the pipeline; see the factory for what
+    each one does."""
+
     def __init__(
         self,
         vocab: Vocab,
@@ -192,43 +191,19 @@ class JointSBDParser(TrainablePipe):
         context_tree: bool = False,
         prior_features: bool = False,
     ) -> None:
-        if update not in UPDATES:
-            raise ValueError(f"[{name}] update must be one of {', '.join(UPDATES)}, got {update!r}")
-        if sb_oracle not in get_args(SBOracle):
-            raise ValueError(f"[{name}] sb_oracle must be 'early' or 'late', got {sb_oracle!r}")
-        if learner not in LEARNERS:
-            raise ValueError(f"[{name}] learner must be one of {', '.join(LEARNERS)}, got {learner!r}")
-        validate_settings({"beam_width": beam_width, "sb_bias": sb_bias,
-                           "sb_bias_unpunctuated": sb_bias_unpunctuated, "prior_weight": prior_weight,
-                           "threshold": threshold, "max_length": max_length}, name)
-        try:
-            attrs = check_attrs(attrs)
-        except ValueError as e:
-            raise ValueError(f"[{name}] {e}") from None
-        context_ks = check_ks(context_clusters, name)
-        if not isinstance(context_tree, bool):
-            raise ValueError(f"[{name}] context_tree must be true or false, got {context_tree!r}")
-        if not isinstance(prior_features, bool):
-            raise ValueError(f"[{name}] prior_features must be true or false, got {prior_features!r}")
-        if context_tree and context_ks:
-            try:
-                check_tree_ks(context_ks)
-            except ValueError as e:
-                raise ValueError(f"[{name}] context_clusters: {e}") from None
+        settings = check_settings(
+            {"beam_width": beam_width, "update": update, "sb_oracle": sb_oracle, "learner": learner, "pa_c": pa_c,
+             "attrs": attrs, "document_level": document_level, "sb_bias": sb_bias,
+             "sb_bias_unpunctuated": sb_bias_unpunctuated, "prior_weight": prior_weight, "threshold": threshold,
+             "max_length": max_length, "context_clusters": context_clusters, "context_tree": context_tree,
+             "prior_features": prior_features}, name)
         self.vocab = vocab
         self.model = model
         self.name = name
         self.scorer = scorer
-        self.cfg: Dict = {
-            "labels": [], "beam_width": beam_width, "update": update, "sb_oracle": sb_oracle,
-            "learner": learner, "pa_c": pa_c, "attrs": attrs, "document_level": document_level,
-            "sb_bias": float(sb_bias),
-            "sb_bias_unpunctuated": None if sb_bias_unpunctuated is None else float(sb_bias_unpunctuated),
-            "prior_weight": float(prior_weight),
-            "threshold": None if threshold is None else float(threshold), "max_length": max_length,
-            "context_clusters": context_ks, "context_tree": context_tree, "context": None, "calibration": None,
-            "prior_features": prior_features,
-        }
+        self.cfg: Dict = {"labels": [], **settings, "context": None, "calibration": None}
+        """The settings (`joint_settings`, also typed attributes of the component) beside what
+        training learns: the labels, the fitted clusters (`context`) and the calibration."""
         self._context: Optional[ContextClusters] = None
         """The fitted contextual clusters (`cfg["context"]` is their saved form), None if off."""
         self._parser: Optional[TransitionParser] = None
@@ -501,36 +476,11 @@ class JointSBDParser(TrainablePipe):
         labels = cfg.get("labels")  # empty: saved before `initialize`
         if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
             raise bad("no label list")
-        if cfg.get("update") not in UPDATES or cfg.get("learner") not in LEARNERS:
-            raise bad(f"update {cfg.get('update')!r} / learner {cfg.get('learner')!r}")
-        if cfg.get("sb_oracle") not in get_args(SBOracle) or not isinstance(cfg.get("document_level"), bool):
-            raise bad("sb_oracle / document_level")
-        beam = cfg.get("beam_width")
-        if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1:
-            raise bad(f"beam_width {beam!r}")
-        if not isinstance(cfg.get("pa_c"), (int, float)):
-            raise bad("pa_c")
-        if not _is_bias(cfg.get("sb_bias", 0.0)):
-            raise bad(f"sb_bias {cfg['sb_bias']!r}")
-        unpunct = cfg.get("sb_bias_unpunctuated")
-        if unpunct is not None and not _is_bias(unpunct):
-            raise bad(f"sb_bias_unpunctuated {unpunct!r}")
-        cfg.setdefault("threshold", None)  # saved before these settings existed
-        cfg.setdefault("max_length", None)
+        for key, value in LOAD_DEFAULTS.items():  # saved before the setting existed
+            cfg.setdefault(key, value)
         try:
-            sentence_limits.check_limits(cfg["threshold"], cfg["max_length"], self.name)
+            cfg.update(check_settings(cfg, self.name))
         except ValueError as e:
-            raise bad(str(e)) from None
-        if not isinstance(cfg.setdefault("context_tree", False), bool):  # saved before trees: flat
-            raise bad(f"context_tree {cfg['context_tree']!r}")
-        if not isinstance(cfg.setdefault("prior_features", False), bool):  # saved before: none
-            raise bad(f"prior_features {cfg['prior_features']!r}")
-        weight = cfg.setdefault("prior_weight", 0.0)  # saved before the prior existed: none
-        if not _is_bias(weight) or weight < 0:
-            raise bad(f"prior_weight {weight!r}")
-        try:
-            cfg["attrs"] = check_attrs(cfg.get("attrs") or [])  # the constructor's spelling
-        except (ValueError, AttributeError, TypeError) as e:
             raise bad(str(e)) from None
         try:  # saved before calibration existed: none
             cfg["calibration"] = calibration.check_calibration(cfg.get("calibration"), "calibration")
@@ -618,24 +568,6 @@ _FINAL_ORTHS_MAX = 100_000
 
 def validate_settings(cfg: Dict, name: str = "joint_sbd_parser") -> None:
     """Refuse, with a ValueError naming the component and the setting, a prediction setting of
-    `cfg` that the search cannot use: `beam_width` an int >= 1, `sb_bias` a finite number,
-    `sb_bias_unpunctuated` None or a finite number, `prior_weight` a finite number >= 0 (never a
-    bool or a numeric string). Called at
-    construction, at load and before each prediction (cfg may be changed by hand)."""
-    beam = cfg.get("beam_width")
-    if not isinstance(beam, numbers.Integral) or isinstance(beam, bool) or beam < 1:
-        raise ValueError(f"[{name}] beam_width must be an int >= 1, got {beam!r}")
-    if not _is_bias(cfg.get("sb_bias")):
-        raise ValueError(f"[{name}] sb_bias must be a finite number, got {cfg.get('sb_bias')!r}")
-    unpunct = cfg.get("sb_bias_unpunctuated")
-    if unpunct is not None and not _is_bias(unpunct):
-        raise ValueError(f"[{name}] sb_bias_unpunctuated must be None or a finite number, got {unpunct!r}")
-    weight = cfg.get("prior_weight", 0.0)
-    if not _is_bias(weight) or weight < 0:
-        raise ValueError(f"[{name}] prior_weight must be a finite number >= 0, got {weight!r}")
-    sentence_limits.check_limits(cfg.get("threshold"), cfg.get("max_length"), name)
-
-
-def _is_bias(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
-        and abs(value) <= 1e30
+    `cfg` that the search cannot use (`joint_settings.check_setting`'s rules). Called at load and
+    before each prediction: `cfg` may have been edited by hand since."""
+    check_settings(cfg, name, PREDICTION_SETTINGS)
