@@ -4,9 +4,10 @@
         --text-dev ../shared/data/text/ami/dev --out training/default/model-prior
 
 The prior goes right before `joint_sbd_parser`; `cli.tune_bias.tune_prior` chooses `prior_weight`,
-`sb_bias` (EWT dev plain) and `sb_bias_unpunctuated` (EWT dev star + the star variant of the
-running-text dev folder, mean F1), keeping w = 0 unless dev gains; the choice is written into the
-saved pipeline's config and into `--metrics`.
+`sb_bias` (EWT dev plain; with `--raw-dev CONLLU`, that treebank's dev documents rebuilt as raw
+text, `corpus.raw_text`, through the whole pipeline as users run it) and `sb_bias_unpunctuated`
+(EWT dev star + the star variant of the running-text dev folder, mean F1), keeping w = 0 unless
+dev gains; the choice is written into the saved pipeline's config and into `--metrics`.
 
 A blank line is a boundary (`newline_boundaries` in `paragraph` mode first in the pipeline;
 `--newlines ignore` leaves it out; `segment --newlines` overrides it at run time).
@@ -24,7 +25,8 @@ from pathlib import Path
 import numpy
 import spacy
 
-from spacy_joint_sbd.cli.tune_bias import PRIOR_WEIGHTS, tune_prior
+from spacy_joint_sbd.cli.tune_bias import PRIOR_PUNCT_SHIFTS, PRIOR_WEIGHTS, tune_prior
+from spacy_joint_sbd.corpus.raw_text import raw_documents
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.running_text import iter_text_docs
 from spacy_joint_sbd.pipeline import calibration
@@ -79,6 +81,10 @@ def main() -> None:
     ap.add_argument("--metrics", type=Path, default=None)
     ap.add_argument("--curves", type=Path, default=None, help="folder for calibration_reliability.png")
     ap.add_argument("--weights", default=",".join(map(str, PRIOR_WEIGHTS)), help="prior weights tried besides 0")
+    ap.add_argument("--raw-dev", type=Path, default=None,
+                    help="a treebank dev .conllu: choose sb_bias on its documents as raw text (users' view)")
+    ap.add_argument("--punct-shifts", default=",".join(map(str, PRIOR_PUNCT_SHIFTS)),
+                    help="shifts k tried for sb_bias (+ w*k) with the prior")
     ap.add_argument("--text-dev-every", type=int, default=1, help="every k-th document of --text-dev (a share)")
     ap.add_argument("--newlines", default="paragraph", choices=("ignore", "line", "paragraph"),
                     help="newline_boundaries first in the pipeline: blank lines (paragraph) are boundaries")
@@ -93,7 +99,9 @@ def main() -> None:
     text_dev = list(iter_text_docs([args.text_dev], nlp, variants=["star"], root=args.text_dev.parent, allow_dev=True))
     text_dev = text_dev[:: max(1, args.text_dev_every)]
     weights = [float(w) for w in args.weights.split(",") if w.strip()]
-    chosen, table = tune_prior(nlp, dev["plain"], [dev["star"], text_dev], weights=weights)
+    punct = list(raw_documents(args.raw_dev)) if args.raw_dev else dev["plain"]
+    shifts = [float(k) for k in args.punct_shifts.split(",") if k.strip()]
+    chosen, table = tune_prior(nlp, punct, [dev["star"], text_dev], weights=weights, punct_shifts=shifts)
     parser = nlp.get_pipe("joint_sbd_parser")
     config = nlp.get_pipe_config("joint_sbd_parser")
     for key, value in chosen.items():

@@ -197,3 +197,24 @@ def tag_accuracy(preds: Sequence[DocRecord], golds: Sequence[DocRecord]) -> Dict
         upos += sum(a == b for a, b in zip(p.upos, g.upos))
     return {"tokens": tokens, "xpos_acc": xpos / tokens if tokens else 0.0,
             "upos_acc": upos / tokens if tokens else 0.0}
+
+
+def char_boundary_scores(golds: Sequence[Sequence[int]], preds: Iterable[Iterable[int]]) -> Dict[str, float]:
+    """Boundary `sents_p/r/f` (fractions, as `Counts.scores`) over character offsets: for each
+    document, its gold sentence starts (first one included, then excluded from the counts, as
+    the first token is above) and the predicted ones (offsets at or before the first gold start
+    are not counted). For raw text, whose tokens are the pipeline's, not the treebank's
+    (`corpus.raw_text`)."""
+    tp = n_pred = n_gold = 0
+    preds = list(preds)
+    if len(preds) != len(golds):
+        raise ValueError(f"{len(preds)} predicted documents but {len(golds)} gold documents")
+    for gold_starts, pred_starts in zip(golds, preds):
+        if not gold_starts:
+            continue
+        gold = set(gold_starts[1:])
+        pred = {p for p in pred_starts if p > gold_starts[0]}
+        tp, n_pred, n_gold = tp + len(gold & pred), n_pred + len(pred), n_gold + len(gold)
+    p = tp / n_pred if n_pred else 0.0
+    r = tp / n_gold if n_gold else 0.0
+    return {"sents_p": p, "sents_r": r, "sents_f": 2 * p * r / (p + r) if p + r else 0.0}

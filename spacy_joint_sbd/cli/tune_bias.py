@@ -16,10 +16,11 @@ from spacy.language import Language
 from wasabi import msg
 
 from ..corpus.docs import doc_to_record
+from ..corpus.raw_text import RawDoc, span_starts
 from ..corpus.readers import load_gold_docs
 from ..corpus.variants import VARIANTS
 from ..pipeline.joint_settings import is_finite_number
-from ..scoring import score_records
+from ..scoring import char_boundary_scores, score_records
 from . import app
 from ._util import atomic_dir, portable_path, split_list, user_errors
 from .evaluate import load_pipeline, predict
@@ -71,6 +72,36 @@ def sweep_sb_bias_scores(nlp: Language, gold_docs: Sequence, grid: Sequence[floa
     return scores
 
 
+def sweep_raw_scores(nlp: Language, raw_docs: Sequence[RawDoc], grid: Sequence[float], key: str = "sb_bias",
+                     component: str = "joint_sbd_parser") -> Dict[float, Dict[str, float]]:
+    """As `sweep_sb_bias_scores`, on raw text as users bring it (`corpus.raw_text`: the whole
+    pipeline tokenizes it, a blank line is layout the pipeline may read), scored by the character
+    offsets of the sentence starts (`scoring.char_boundary_scores`). The operating point of the
+    pipeline on gold tokens and on its own tokens differ: choose it where it will be used."""
+    if key not in KEYS:
+        raise ValueError(f"key must be one of {KEYS}, got {key!r}")
+    grid = list(grid)
+    if not grid or not all(is_finite_number(b) for b in grid):
+        raise ValueError(f"the bias grid must be a non-empty list of finite numbers (|b| <= 1e30), got {grid!r}")
+    raw_docs = [d for d in raw_docs if d.text.strip() and d.gold]
+    if not raw_docs:
+        raise ValueError("no non-empty raw dev documents to choose the bias on")
+    pipe = _joint_component(nlp, component)
+    texts = [d.text for d in raw_docs]
+    golds = [d.gold for d in raw_docs]
+    before = pipe.cfg[key]
+    scores: Dict[float, Dict[str, float]] = {}
+    try:
+        for bias in grid:
+            pipe.cfg[key] = float(bias)
+            preds = [span_starts(((s.start_char, s.end_char) for s in doc.sents), text)
+                     for doc, text in zip(nlp.pipe(texts), texts)]
+            scores[float(bias)] = char_boundary_scores(golds, preds)
+    finally:
+        pipe.cfg[key] = before
+    return scores
+
+
 def sweep_sb_bias(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key: str = "sb_bias",
                   component: str = "joint_sbd_parser") -> Dict[float, float]:
     """Boundary F1 per bias of `sweep_sb_bias_scores`."""
@@ -91,12 +122,13 @@ def tune_prior(nlp: Language, punct_docs: Sequence, unpunct_sets: Sequence[Seque
                unpunct_shifts: Sequence[float] = PRIOR_UNPUNCT_SHIFTS,
                component: str = "joint_sbd_parser") -> Tuple[Dict[str, float], List[Dict]]:
     """Choose `prior_weight` w and the SB biases on dev: for each w, `sb_bias` = its current
-    value + w·k on `punct_docs` (F1) and `sb_bias_unpunctuated` = its current value (or
+    value + w·k on `punct_docs` (F1; gold Docs, or `RawDoc`s of raw text, `sweep_raw_scores`) and `sb_bias_unpunctuated` = its current value (or
     `sb_bias`) + w·k on `unpunct_sets` (mean F1); the w of the best F1 + mean unpunctuated F1
     wins, w = 0 (the current settings, no prior) included, so a prior is only used where dev
     says it helps. The component's cfg is left as it was. Returns (chosen settings, every
     score tried)."""
     pipe = _joint_component(nlp, component)
+    sweep = sweep_raw_scores if punct_docs and isinstance(punct_docs[0], RawDoc) else sweep_sb_bias_scores
     before = {k: pipe.cfg[k] for k in (*KEYS, "prior_weight")}
     base_p = before["sb_bias"]
     base_u = before["sb_bias_unpunctuated"] if before["sb_bias_unpunctuated"] is not None else base_p
@@ -107,7 +139,7 @@ def tune_prior(nlp: Language, punct_docs: Sequence, unpunct_sets: Sequence[Seque
             pipe.cfg["prior_weight"] = w
             ps = punct_shifts if w else (0.0,)
             us = unpunct_shifts if w else (0.0,)
-            punct = sweep_sb_bias_scores(nlp, punct_docs, [base_p + w * k for k in ps], "sb_bias", component)
+            punct = sweep(nlp, punct_docs, [base_p + w * k for k in ps], "sb_bias", component)
             unpunct = [sweep_sb_bias_scores(nlp, docs, [base_u + w * k for k in us], "sb_bias_unpunctuated", component)
                        for docs in unpunct_sets]
             mean_u = {b: sum(u[b]["sents_f"] for u in unpunct) / len(unpunct) for b in unpunct[0]}

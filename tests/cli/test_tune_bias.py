@@ -140,3 +140,36 @@ def test_a_failed_write_leaves_the_model_as_it_was(trained_model_dir, sample_pat
     after = {p.relative_to(model): p.read_bytes() for p in model.rglob("*") if p.is_file()}
     assert after == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_raw_sweep_scores_the_pipelines_own_tokens_and_restores_cfg(trained_nlp, sample_path):
+    """`sweep_raw_scores` on the sample's last documents rebuilt as raw text: the bias moves the
+    operating point (more SB: recall up, precision down), the cfg is left as it was, and
+    `tune_prior` takes raw documents for the punctuated choice."""
+    from spacy_joint_sbd.cli.tune_bias import sweep_raw_scores, tune_prior
+    from spacy_joint_sbd.corpus.raw_text import raw_documents
+
+    raw = list(raw_documents(sample_path))[24:]
+    pipe = trained_nlp.get_pipe("joint_sbd_parser")
+    before = dict(pipe.cfg)
+    scores = sweep_raw_scores(trained_nlp, raw, [-5.0, 0.0, 5.0])
+    assert pipe.cfg == before and list(scores) == [-5.0, 0.0, 5.0]
+    assert scores[5.0]["sents_r"] > scores[-5.0]["sents_r"] and scores[5.0]["sents_p"] < scores[0.0]["sents_p"]
+    assert all(0.0 <= s[m] <= 1.0 for s in scores.values() for m in s)
+    star = load_gold_docs(sample_path, trained_nlp.vocab, "star")[24:]
+    chosen, table = tune_prior(trained_nlp, raw, [star], weights=(), punct_shifts=(0.0,), unpunct_shifts=(0.0,))
+    assert before["sb_bias"] == 0.0 and chosen == {"prior_weight": 0.0, "sb_bias": 0.0, "sb_bias_unpunctuated": 0.0}
+    assert table[0]["sb_bias"]["0.0"] == scores[0.0]  # the punctuated choice scored on raw text
+    with pytest.raises(ValueError, match="no non-empty raw dev documents"):
+        sweep_raw_scores(trained_nlp, [], [0.0])
+
+
+def test_char_boundary_scores_exclude_each_documents_first_start():
+    from spacy_joint_sbd.scoring import char_boundary_scores
+
+    s = char_boundary_scores([[0, 10, 20], [5, 9]], [{0, 10, 15}, {2, 5, 9}])
+    # doc 1: gold {10, 20}, predicted {10, 15}; doc 2: gold {9}, predicted {9} (2 and 5 not after 5)
+    assert (s["sents_p"], s["sents_r"]) == (2 / 3, 2 / 3)
+    assert char_boundary_scores([[0]], [{0}])["sents_f"] == 0.0
+    with pytest.raises(ValueError, match="1 predicted documents but 2 gold"):
+        char_boundary_scores([[0], [0]], [{0}])

@@ -3,8 +3,9 @@ split by the default pipeline through `segment`, beside the rule-based splitters
 small pipeline, in three layouts of the same text.
 
 Each document of a CoNLL-U file becomes raw text: surface tokens joined by their SpaceAfter, a
-blank line at each `# newpar`, one text per `# newdoc` (projects/speech's `derive_check`). Layouts,
-all with the same character offsets (only whitespace characters change):
+blank line at each `# newpar`, one text per `# newdoc` (`corpus.raw_text`, the text projects/speech's
+`derive_check` reads too). Layouts, all with the same character offsets (only whitespace
+characters change):
 
 - `paragraphs`: as rebuilt;
 - `wrapped`: every paragraph hard-wrapped at 72 columns (a space becomes a line break), as
@@ -20,16 +21,14 @@ predicted sentence's first non-space character), each document's first sentence 
 """
 import io
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Callable, Dict, List, Set
 
 import typer
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "projects" / "speech" / "scripts"))
-from derive_check import raw_documents  # noqa: E402  (the same rebuilt raw text)
+from spacy_joint_sbd.corpus.raw_text import raw_documents  # the same rebuilt raw text as derive_check
+from spacy_joint_sbd.corpus.raw_text import span_starts as starts_of  # noqa: F401  (the tests read it here)
 
 SETS = {"GUM dev": "en_gum/dev.conllu", "EWT test": "en_ewt/test.conllu"}
 LAYOUTS = ("paragraphs", "wrapped", "flat")
@@ -57,17 +56,6 @@ def layout(text: str, name: str) -> str:
     if name == "wrapped":
         return wrap(text)
     return text.replace("\n", " ")
-
-
-def starts_of(spans, text: str) -> Set[int]:
-    """First non-space character of each (start, end) span."""
-    out = set()
-    for a, b in spans:
-        while a < b and text[a].isspace():
-            a += 1
-        if a < b:
-            out.add(a)
-    return out
 
 
 def systems(model: str) -> Dict[str, Callable[[str], Set[int]]]:

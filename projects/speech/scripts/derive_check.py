@@ -12,84 +12,20 @@ boundaries, in context, to look at by eye.
     python scripts/derive_check.py UD_DIR TEXT_DIR results/derive_check.json
 """
 import random
-import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List
+from typing import Dict, List
 
 import spacy
 import srsly
 import typer
 
+from spacy_joint_sbd.corpus.raw_text import raw_documents
 from spacy_joint_sbd.corpus.running_text import iter_file_records, iter_text_files, text_records
 
 SETS = [("EWT dev", "en_ewt/dev.conllu"), ("EWT test", "en_ewt/test.conllu"),
         ("GUM dev", "en_gum/dev.conllu"), ("GUM test", "en_gum/test.conllu")]
 CONTEXT = 40
-
-
-@dataclass
-class RawDoc:
-    doc_id: str
-    text: str = ""
-    gold: List[int] = field(default_factory=list)
-    """Character offsets of the gold sentence starts (the first one included)."""
-
-
-def raw_documents(path: Path) -> Iterator[RawDoc]:
-    """The documents of a CoNLL-U file as raw text with gold sentence-start offsets."""
-    doc = None
-    parts: List[str] = []
-    newpar = False
-    in_sentence = False
-    skip_until = 0
-    pending_space = ""
-    with path.open(encoding="utf8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("# newdoc"):
-                if doc is not None:
-                    doc.text = "".join(parts)
-                    yield doc
-                m = re.match(r"# newdoc id = (.*)", line)
-                doc = RawDoc(m.group(1).strip() if m else f"doc{len(parts)}")
-                parts, pending_space = [], ""
-                continue
-            if line == "# newpar" or line.startswith("# newpar id"):
-                newpar = True
-                continue
-            if line.startswith("#"):
-                continue
-            if not line:
-                in_sentence = False
-                continue
-            cols = line.split("\t")
-            if "." in cols[0]:
-                continue
-            if "-" in cols[0]:
-                a, b = cols[0].split("-")
-                skip_until = int(b)
-            elif int(cols[0]) <= skip_until:
-                continue
-            else:
-                skip_until = 0
-            if doc is None:
-                doc = RawDoc(path.stem)
-            if not in_sentence:
-                in_sentence = True
-                if parts:
-                    pending_space = "\n\n" if newpar else pending_space
-                newpar = False
-                parts.append(pending_space)
-                doc.gold.append(sum(len(p) for p in parts))
-            else:
-                parts.append(pending_space)
-            parts.append(cols[1])
-            pending_space = "" if "SpaceAfter=No" in cols[9].split("|") else " "
-    if doc is not None:
-        doc.text = "".join(parts)
-        yield doc
 
 
 def token_offsets(text: str, words: List[str]) -> List[int]:
