@@ -1,10 +1,13 @@
 """Raw text in, sentences out: character offsets that index the input exactly, in bounded memory.
 
 `segment_text(nlp, text)` splits one text; `segment_stream(nlp, stream)` reads a text stream of any
-length in windows of about `window_chars` characters and at most `window_tokens` tokens, and never
-holds more than two windows. A window is cut at whitespace; its sentences are emitted except the
-last, which (with the rest of the window) is carried into the next window and parsed again with
-what follows, so no sentence is cut at a window edge. Only a single sentence longer than
+length in windows of about `window_chars` characters and at most `window_tokens` tokens. A window
+is cut at whitespace; its sentences are emitted except the last, which (with the rest of the
+window) is carried into the next window and parsed again with what follows, so no sentence is cut
+at a window edge. The stream is read one chunk ahead, so the last window holds all the text that
+is left: a text that fits in one window is parsed whole, exactly as `nlp(text)` parses it (without
+the look-ahead its last sentence was parsed a second time on its own, without the context and the
+punctuation regime of the text before it). Only a single sentence longer than
 `max_carry_chars` characters or `window_tokens` tokens is cut (and counted in
 `SegmentStats.forced_cuts`), which bounds memory on text with no boundary at all.
 
@@ -134,11 +137,12 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
         max_carry = nlp.max_length
     stats = stats if stats is not None else SegmentStats()
     buffer, offset, eof = "", 0, False
+    ahead = stream.read(window_chars)  # read one chunk ahead: the end is known before it is parsed
     while True:
         if not eof:
-            chunk = stream.read(window_chars)
-            eof = chunk == ""
-            buffer += chunk
+            buffer += ahead
+            ahead = stream.read(window_chars) if ahead else ""
+            eof = ahead == ""
         if not eof:
             cut = _cut_at_space(buffer)
             if cut == 0:  # no whitespace yet: read on (bounded by max_carry below)

@@ -114,6 +114,36 @@ def test_stream_bounds_the_tokens_of_every_window(trained_nlp, monkeypatch):
     assert stats.forced_cuts >= len(text.split()) // 300 - 1
 
 
+def test_a_text_that_fits_one_window_is_parsed_once_as_nlp_parses_it(trained_nlp, sample_path, monkeypatch):
+    """The stream is read one chunk ahead: a text shorter than the window is one Doc, the same
+    sentences as `nlp(text)`. Before, the window was cut at its last space, so the last sentence
+    (with the last word) was parsed a second time on its own, without the text before it; and so
+    was every text's last sentence."""
+    from spacy_joint_sbd.corpus.raw_text import raw_documents
+
+    seen = []
+    real = trained_nlp.__class__.__call__
+
+    def spy(self, doc, *args, **kwargs):
+        seen.append(len(doc))
+        return real(self, doc, *args, **kwargs)
+
+    for doc in list(raw_documents(sample_path))[24:]:
+        whole = [(s.start_char, s.end_char) for s in segment_text(trained_nlp, doc.text)]
+        seen.clear()
+        monkeypatch.setattr(trained_nlp.__class__, "__call__", spy)
+        stats = SegmentStats()
+        streamed = [(s.start_char, s.end_char) for s in segment_stream(trained_nlp, io.StringIO(doc.text), stats=stats)]
+        monkeypatch.undo()
+        assert stats.windows == len(seen) == 1, doc.doc_id
+        assert streamed == whole, doc.doc_id
+    text = "\n\n".join(d.text for d in raw_documents(sample_path))
+    stats = SegmentStats()
+    sents = list(segment_stream(trained_nlp, io.StringIO(text), window_chars=len(text) // 3, stats=stats))
+    assert_exact(text, sents)
+    assert 2 <= stats.windows <= 4  # about a third of the text each, the last holding all that is left
+
+
 def test_stream_token_bound_keeps_prose_sentences_whole(trained_nlp, sample_docs):
     """On prose, windows cut by tokens still emit only finished sentences: the streamed ends
     agree with the whole-text parse as with a character bound."""
