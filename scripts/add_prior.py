@@ -4,8 +4,8 @@
         --text-dev ../shared/data/text/ami/dev --out training/default/model-prior
 
 The prior goes right before `joint_sbd_parser`; `cli.tune_bias.tune_prior` chooses `prior_weight`,
-`sb_bias` (EWT dev plain; with `--raw-dev CONLLU`, that treebank's dev documents rebuilt as raw
-text, `corpus.raw_text`, through the whole pipeline as users run it) and `sb_bias_unpunctuated`
+`sb_bias` (EWT dev plain; with `--raw-dev CONLLU`, the mean F1 of that and of the treebank's dev
+documents rebuilt as raw text, `corpus.raw_text`, through the whole pipeline as users run it) and `sb_bias_unpunctuated`
 (EWT dev star + the star variant of the running-text dev folder, mean F1), keeping w = 0 unless
 dev gains; the choice is written into the saved pipeline's config and into `--metrics`.
 
@@ -82,7 +82,7 @@ def main() -> None:
     ap.add_argument("--curves", type=Path, default=None, help="folder for calibration_reliability.png")
     ap.add_argument("--weights", default=",".join(map(str, PRIOR_WEIGHTS)), help="prior weights tried besides 0")
     ap.add_argument("--raw-dev", type=Path, default=None,
-                    help="a treebank dev .conllu: choose sb_bias on its documents as raw text (users' view)")
+                    help="a treebank dev .conllu: choose sb_bias on its documents as raw text too (users' view)")
     ap.add_argument("--punct-shifts", default=",".join(map(str, PRIOR_PUNCT_SHIFTS)),
                     help="shifts k tried for sb_bias (+ w*k) with the prior")
     ap.add_argument("--text-dev-every", type=int, default=1, help="every k-th document of --text-dev (a share)")
@@ -99,9 +99,10 @@ def main() -> None:
     text_dev = list(iter_text_docs([args.text_dev], nlp, variants=["star"], root=args.text_dev.parent, allow_dev=True))
     text_dev = text_dev[:: max(1, args.text_dev_every)]
     weights = [float(w) for w in args.weights.split(",") if w.strip()]
-    punct = list(raw_documents(args.raw_dev)) if args.raw_dev else dev["plain"]
+    raw = list(raw_documents(args.raw_dev)) if args.raw_dev else []
     shifts = [float(k) for k in args.punct_shifts.split(",") if k.strip()]
-    chosen, table = tune_prior(nlp, punct, [dev["star"], text_dev], weights=weights, punct_shifts=shifts)
+    chosen, table = tune_prior(nlp, dev["plain"], [dev["star"], text_dev], weights=weights, punct_shifts=shifts,
+                               punct_raw=raw)
     parser = nlp.get_pipe("joint_sbd_parser")
     config = nlp.get_pipe_config("joint_sbd_parser")
     for key, value in chosen.items():

@@ -120,15 +120,16 @@ the shift re-centres them."""
 def tune_prior(nlp: Language, punct_docs: Sequence, unpunct_sets: Sequence[Sequence],
                weights: Sequence[float] = PRIOR_WEIGHTS, punct_shifts: Sequence[float] = PRIOR_PUNCT_SHIFTS,
                unpunct_shifts: Sequence[float] = PRIOR_UNPUNCT_SHIFTS,
-               component: str = "joint_sbd_parser") -> Tuple[Dict[str, float], List[Dict]]:
+               component: str = "joint_sbd_parser",
+               punct_raw: Sequence[RawDoc] = ()) -> Tuple[Dict[str, float], List[Dict]]:
     """Choose `prior_weight` w and the SB biases on dev: for each w, `sb_bias` = its current
-    value + w·k on `punct_docs` (F1; gold Docs, or `RawDoc`s of raw text, `sweep_raw_scores`) and `sb_bias_unpunctuated` = its current value (or
-    `sb_bias`) + w·k on `unpunct_sets` (mean F1); the w of the best F1 + mean unpunctuated F1
-    wins, w = 0 (the current settings, no prior) included, so a prior is only used where dev
-    says it helps. The component's cfg is left as it was. Returns (chosen settings, every
-    score tried)."""
+    value + w·k on `punct_docs` (gold Docs: F1; with `punct_raw`, the same text as users' files
+    hold it, `sweep_raw_scores`: the mean of the two F1s, so the choice serves both pre-tokenized
+    and raw input) and `sb_bias_unpunctuated` = its current value (or `sb_bias`) + w·k on
+    `unpunct_sets` (mean F1); the w of the best punctuated + mean unpunctuated F1 wins, w = 0 (the
+    current settings, no prior) included, so a prior is only used where dev says it helps. The
+    component's cfg is left as it was. Returns (chosen settings, every score tried)."""
     pipe = _joint_component(nlp, component)
-    sweep = sweep_raw_scores if punct_docs and isinstance(punct_docs[0], RawDoc) else sweep_sb_bias_scores
     before = {k: pipe.cfg[k] for k in (*KEYS, "prior_weight")}
     base_p = before["sb_bias"]
     base_u = before["sb_bias_unpunctuated"] if before["sb_bias_unpunctuated"] is not None else base_p
@@ -139,15 +140,21 @@ def tune_prior(nlp: Language, punct_docs: Sequence, unpunct_sets: Sequence[Seque
             pipe.cfg["prior_weight"] = w
             ps = punct_shifts if w else (0.0,)
             us = unpunct_shifts if w else (0.0,)
-            punct = sweep(nlp, punct_docs, [base_p + w * k for k in ps], "sb_bias", component)
+            grid = [base_p + w * k for k in ps]
+            punct = sweep_sb_bias_scores(nlp, punct_docs, grid, "sb_bias", component)
+            raw = sweep_raw_scores(nlp, punct_raw, grid, "sb_bias", component) if punct_raw else {}
+            mean_p = {b: (punct[b]["sents_f"] + raw[b]["sents_f"]) / 2 if raw else punct[b]["sents_f"] for b in punct}
             unpunct = [sweep_sb_bias_scores(nlp, docs, [base_u + w * k for k in us], "sb_bias_unpunctuated", component)
                        for docs in unpunct_sets]
             mean_u = {b: sum(u[b]["sents_f"] for u in unpunct) / len(unpunct) for b in unpunct[0]}
-            bp = best_bias({b: s["sents_f"] for b, s in punct.items()})
+            bp = best_bias(mean_p)
             bu = best_bias(mean_u)
-            table.append({"prior_weight": w, "sb_bias": {str(b): s for b, s in punct.items()},
-                          "sb_bias_unpunctuated": {str(b): [u[b] for u in unpunct] for b in unpunct[0]}})
-            total = punct[bp]["sents_f"] + mean_u[bu]
+            row = {"prior_weight": w, "sb_bias": {str(b): s for b, s in punct.items()},
+                   "sb_bias_unpunctuated": {str(b): [u[b] for u in unpunct] for b in unpunct[0]}}
+            if raw:
+                row["sb_bias_raw"] = {str(b): s for b, s in raw.items()}
+            table.append(row)
+            total = mean_p[bp] + mean_u[bu]
             if total > best[1] + 1e-9:
                 best = ({"prior_weight": w, "sb_bias": bp, "sb_bias_unpunctuated": bu}, total)
     finally:

@@ -145,7 +145,7 @@ def test_a_failed_write_leaves_the_model_as_it_was(trained_model_dir, sample_pat
 def test_raw_sweep_scores_the_pipelines_own_tokens_and_restores_cfg(trained_nlp, sample_path):
     """`sweep_raw_scores` on the sample's last documents rebuilt as raw text: the bias moves the
     operating point (more SB: recall up, precision down), the cfg is left as it was, and
-    `tune_prior` takes raw documents for the punctuated choice."""
+    `tune_prior` chooses `sb_bias` on the mean F1 of gold tokens and raw text."""
     from spacy_joint_sbd.cli.tune_bias import sweep_raw_scores, tune_prior
     from spacy_joint_sbd.corpus.raw_text import raw_documents
 
@@ -156,10 +156,34 @@ def test_raw_sweep_scores_the_pipelines_own_tokens_and_restores_cfg(trained_nlp,
     assert pipe.cfg == before and list(scores) == [-5.0, 0.0, 5.0]
     assert scores[5.0]["sents_r"] > scores[-5.0]["sents_r"] and scores[5.0]["sents_p"] < scores[0.0]["sents_p"]
     assert all(0.0 <= s[m] <= 1.0 for s in scores.values() for m in s)
-    star = load_gold_docs(sample_path, trained_nlp.vocab, "star")[24:]
-    chosen, table = tune_prior(trained_nlp, raw, [star], weights=(), punct_shifts=(0.0,), unpunct_shifts=(0.0,))
-    assert before["sb_bias"] == 0.0 and chosen == {"prior_weight": 0.0, "sb_bias": 0.0, "sb_bias_unpunctuated": 0.0}
-    assert table[0]["sb_bias"]["0.0"] == scores[0.0]  # the punctuated choice scored on raw text
+    assert pipe.cfg == before
+
+
+def test_tune_prior_chooses_sb_bias_on_the_mean_of_gold_and_raw_f1(trained_nlp, monkeypatch):
+    """Gold tokens prefer one bias, raw text another: the mean F1 decides (the sweeps are
+    replaced by fixed tables, so the choice itself is what is tested)."""
+    from spacy_joint_sbd.cli import tune_bias
+
+    gold = {0.0: 0.90, 1.0: 0.80, 2.0: 0.70}
+    raw = {0.0: 0.70, 1.0: 0.85, 2.0: 0.90}  # mean: 0.80, 0.825, 0.80
+
+    def table(f1):
+        return lambda nlp, docs, grid, key, component: {b: {"sents_f": f1.get(b, 0.5)} for b in grid}
+
+    monkeypatch.setattr(tune_bias, "sweep_sb_bias_scores", table(gold))
+    monkeypatch.setattr(tune_bias, "sweep_raw_scores", table(raw))
+    pipe = trained_nlp.get_pipe("joint_sbd_parser")
+    assert pipe.cfg["sb_bias"] == 0.0
+    kw = dict(weights=(1.0,), punct_shifts=(0.0, 1.0, 2.0), unpunct_shifts=(0.0,))
+    chosen, rows = tune_bias.tune_prior(trained_nlp, ["gold"], [["star"]], punct_raw=["raw"], **kw)
+    assert chosen["sb_bias"] == 1.0 and rows[1]["sb_bias_raw"]["2.0"] == {"sents_f": 0.90}
+    chosen, rows = tune_bias.tune_prior(trained_nlp, ["gold"], [["star"]], **kw)  # gold tokens alone
+    assert chosen["sb_bias"] == 0.0 and "sb_bias_raw" not in rows[1]
+
+
+def test_raw_sweep_refuses_an_empty_set(trained_nlp):
+    from spacy_joint_sbd.cli.tune_bias import sweep_raw_scores
+
     with pytest.raises(ValueError, match="no non-empty raw dev documents"):
         sweep_raw_scores(trained_nlp, [], [0.0])
 
