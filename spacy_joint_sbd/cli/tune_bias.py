@@ -43,17 +43,22 @@ def _joint_component(nlp: Language, component: str):
     return pipe
 
 
-def sweep_sb_bias_scores(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key: str = "sb_bias",
-                         component: str = "joint_sbd_parser") -> Dict[float, Dict[str, float]]:
-    """Boundary precision, recall and F1 (`sents_p`, `sents_r`, `sents_f`) of `nlp` on the gold
-    tokens of `gold_docs` with the component's `key` set to each value of `grid` in turn; the
-    component's cfg is left as it was."""
+def _checked_grid(key: str, grid: Sequence[float]) -> List[float]:
+    """`grid` as floats for the setting `key`, or a ValueError (the sweeps' one check)."""
     if key not in KEYS:
         raise ValueError(f"key must be one of {KEYS}, got {key!r}")
     grid = list(grid)
     if not grid or not all(is_finite_number(b) for b in grid):
         raise ValueError(f"the bias grid must be a non-empty list of finite numbers (|b| <= 1e30), got {grid!r}")
-    grid = [float(b) for b in grid]
+    return [float(b) for b in grid]
+
+
+def sweep_sb_bias_scores(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key: str = "sb_bias",
+                         component: str = "joint_sbd_parser") -> Dict[float, Dict[str, float]]:
+    """Boundary precision, recall and F1 (`sents_p`, `sents_r`, `sents_f`) of `nlp` on the gold
+    tokens of `gold_docs` with the component's `key` set to each value of `grid` in turn; the
+    component's cfg is left as it was."""
+    grid = _checked_grid(key, grid)
     gold_docs = [d for d in gold_docs if len(d)]
     if not gold_docs:
         raise ValueError("no non-empty dev documents to choose the bias on")
@@ -78,11 +83,7 @@ def sweep_raw_scores(nlp: Language, raw_docs: Sequence[RawDoc], grid: Sequence[f
     pipeline tokenizes it, a blank line is layout the pipeline may read), scored by the character
     offsets of the sentence starts (`scoring.char_boundary_scores`). The operating point of the
     pipeline on gold tokens and on its own tokens differ: choose it where it will be used."""
-    if key not in KEYS:
-        raise ValueError(f"key must be one of {KEYS}, got {key!r}")
-    grid = list(grid)
-    if not grid or not all(is_finite_number(b) for b in grid):
-        raise ValueError(f"the bias grid must be a non-empty list of finite numbers (|b| <= 1e30), got {grid!r}")
+    grid = _checked_grid(key, grid)
     raw_docs = [d for d in raw_docs if d.text.strip() and d.gold]
     if not raw_docs:
         raise ValueError("no non-empty raw dev documents to choose the bias on")
@@ -93,10 +94,10 @@ def sweep_raw_scores(nlp: Language, raw_docs: Sequence[RawDoc], grid: Sequence[f
     scores: Dict[float, Dict[str, float]] = {}
     try:
         for bias in grid:
-            pipe.cfg[key] = float(bias)
+            pipe.cfg[key] = bias
             preds = [span_starts(((s.start_char, s.end_char) for s in doc.sents), text)
                      for doc, text in zip(nlp.pipe(texts), texts)]
-            scores[float(bias)] = char_boundary_scores(golds, preds)
+            scores[bias] = char_boundary_scores(golds, preds)
     finally:
         pipe.cfg[key] = before
     return scores

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, List, Set, Tuple, Union
 
+from .conllu import ConllUError
+
 
 @dataclass
 class RawDoc:
@@ -19,15 +21,18 @@ class RawDoc:
 
 
 def raw_documents(path: Union[str, Path]) -> Iterator[RawDoc]:
-    """The documents of a CoNLL-U file as raw text with gold sentence-start offsets."""
+    """The documents of a CoNLL-U file as raw text with gold sentence-start offsets; a malformed
+    word line is a `ConllUError` naming the file and the line."""
+    path = Path(path)
     doc = None
     parts: List[str] = []
+    length = 0  # characters in `parts`
     newpar = False
     in_sentence = False
     skip_until = 0
     pending_space = ""
-    with Path(path).open(encoding="utf8") as f:
-        for line in f:
+    with path.open(encoding="utf8") as f:
+        for lineno, line in enumerate(f, 1):
             line = line.rstrip("\n")
             if line.startswith("# newdoc"):
                 if doc is not None:
@@ -35,7 +40,7 @@ def raw_documents(path: Union[str, Path]) -> Iterator[RawDoc]:
                     yield doc
                 m = re.match(r"# newdoc id = (.*)", line)
                 doc = RawDoc(m.group(1).strip() if m else f"doc{len(parts)}")
-                parts, pending_space = [], ""
+                parts, length, pending_space = [], 0, ""
                 continue
             if line == "# newpar" or line.startswith("# newpar id"):
                 newpar = True
@@ -46,15 +51,19 @@ def raw_documents(path: Union[str, Path]) -> Iterator[RawDoc]:
                 in_sentence = False
                 continue
             cols = line.split("\t")
+            if len(cols) != 10:
+                raise ConllUError(f"{path}:{lineno}: {len(cols)} tab-separated columns, CoNLL-U has 10")
             if "." in cols[0]:
                 continue
-            if "-" in cols[0]:
-                a, b = cols[0].split("-")
-                skip_until = int(b)
-            elif int(cols[0]) <= skip_until:
-                continue
-            else:
-                skip_until = 0
+            try:
+                if "-" in cols[0]:
+                    skip_until = int(cols[0].split("-")[1])
+                elif int(cols[0]) <= skip_until:
+                    continue
+                else:
+                    skip_until = 0
+            except (ValueError, IndexError):
+                raise ConllUError(f"{path}:{lineno}: bad word id {cols[0]!r}") from None
             if doc is None:
                 doc = RawDoc(path.stem)
             if not in_sentence:
@@ -62,11 +71,9 @@ def raw_documents(path: Union[str, Path]) -> Iterator[RawDoc]:
                 if parts:
                     pending_space = "\n\n" if newpar else pending_space
                 newpar = False
-                parts.append(pending_space)
-                doc.gold.append(sum(len(p) for p in parts))
-            else:
-                parts.append(pending_space)
-            parts.append(cols[1])
+                doc.gold.append(length + len(pending_space))
+            parts += (pending_space, cols[1])
+            length += len(pending_space) + len(cols[1])
             pending_space = "" if "SpaceAfter=No" in cols[9].split("|") else " "
     if doc is not None:
         doc.text = "".join(parts)

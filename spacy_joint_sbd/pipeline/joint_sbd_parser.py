@@ -28,8 +28,7 @@ from ..transition import DEFAULT_ATTRS, Parse, TransitionParser, n_classes_for
 from . import calibration, sentence_limits
 from .context_clusters import ContextClusters, with_tensor
 from .doc_encoding import UnusableExample, engine_doc, expand_parse, gold_engine_doc, set_parse
-from .joint_settings import (LEARNERS, LOAD_DEFAULTS, PREDICTION_SETTINGS, SETTINGS, Learner, SBOracle, Setting,  # noqa: F401
-                             Update, check_settings)
+from .joint_settings import LOAD_DEFAULTS, PREDICTION_SETTINGS, Learner, SBOracle, Setting, Update, check_settings
 from .prior_scores import PRIOR_ATTR, prior_sb_scores
 
 DEFAULT_MODEL_CONFIG = """

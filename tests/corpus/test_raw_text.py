@@ -26,3 +26,23 @@ def test_span_starts_skip_leading_whitespace_and_empty_spans():
     text = "Hi.   Yes\n\n  ok"
     assert span_starts([(0, 3), (3, 9), (9, 11), (11, 15)], text) == {0, 6, 13}
     assert span_starts([], text) == set()
+
+
+def test_a_str_path_without_newdoc_and_malformed_lines(tmp_path):
+    """A file without `# newdoc` is one document named by its stem (a str path too: it used to
+    fail on `str.stem`); a malformed word line is one ConllUError naming the file and line."""
+    import pytest
+
+    from spacy_joint_sbd.corpus import ConllUError
+
+    rows = ["1\tHi\t_\tX\t_\t_\t0\troot\t_\tSpaceAfter=No", "2\t.\t_\tX\t_\t_\t1\tpunct\t_\t_", "",
+            "1\tYes\t_\tX\t_\t_\t0\troot\t_\t_", ""]
+    good = tmp_path / "plain.conllu"
+    good.write_text("\n".join(rows), encoding="utf8")
+    (doc,) = raw_documents(str(good))
+    assert (doc.doc_id, doc.text, doc.gold) == ("plain", "Hi. Yes", [0, 4])
+    for bad_row, why in (("x\tHi\t_\tX\t_\t_\t0\troot\t_\t_", "bad word id 'x'"), ("1\tHi\tX", "3 tab-separated")):
+        bad = tmp_path / "bad.conllu"
+        bad.write_text("\n".join(rows[:3] + [bad_row]), encoding="utf8")
+        with pytest.raises(ConllUError, match=f"bad.conllu:4: {why}"):
+            list(raw_documents(bad))

@@ -28,7 +28,8 @@ from typing import Callable, Dict, List, Set
 import typer
 
 from spacy_joint_sbd.corpus.raw_text import raw_documents  # the same rebuilt raw text as derive_check
-from spacy_joint_sbd.corpus.raw_text import span_starts as starts_of  # noqa: F401  (the tests read it here)
+from spacy_joint_sbd.corpus.raw_text import span_starts as starts_of
+from spacy_joint_sbd.scoring import char_boundary_scores
 
 SETS = {"GUM dev": "en_gum/dev.conllu", "EWT test": "en_ewt/test.conllu"}
 LAYOUTS = ("paragraphs", "wrapped", "flat")
@@ -77,23 +78,11 @@ def systems(model: str) -> Dict[str, Callable[[str], Set[int]]]:
     }
 
 
-def prf(tp: int, n_pred: int, n_gold: int) -> Dict[str, float]:
-    p = tp / n_pred if n_pred else 0.0
-    r = tp / n_gold if n_gold else 0.0
-    return {"p": round(100 * p, 2), "r": round(100 * r, 2), "f": round(100 * (2 * p * r / (p + r) if p + r else 0.0), 2)}
-
-
 def score(docs, texts: List[str], run: Callable[[str], Set[int]]) -> Dict[str, float]:
-    """Boundary P / R / F1 of `run` (text → sentence-start offsets) on the documents' texts, each
-    document's first sentence excluded."""
-    tp = n_pred = n_gold = 0
-    for d, text in zip(docs, texts):
-        gold = set(d.gold[1:])
-        pred = {p for p in run(text) if p > d.gold[0]}
-        tp += len(gold & pred)
-        n_pred += len(pred)
-        n_gold += len(gold)
-    return prf(tp, n_pred, n_gold)
+    """Boundary P / R / F1 in percent of `run` (text → sentence-start offsets) on the documents'
+    texts, each document's first sentence excluded (`scoring.char_boundary_scores`)."""
+    s = char_boundary_scores([d.gold for d in docs], [run(t) for t in texts])
+    return {"p": round(100 * s["sents_p"], 2), "r": round(100 * s["sents_r"], 2), "f": round(100 * s["sents_f"], 2)}
 
 
 def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", help="the joint pipeline")) -> None:
