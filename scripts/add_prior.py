@@ -3,7 +3,8 @@
     python scripts/add_prior.py training/default/model-best training/prior --dev corpus/en_ewt/dev.spacy \
         --text-dev ../shared/data/text/ami/dev --out training/default/model-prior
 
-The prior goes right before `joint_sbd_parser`; `cli.tune_bias.tune_prior` chooses `prior_weight`,
+The prior goes right before `joint_sbd_parser` (a `boundary_prior`, or a `senter_prior`; both in
+turn when two pipelines are given, the second blended with the first by `--blend`); `cli.tune_bias.tune_prior` chooses `prior_weight`,
 `sb_bias` (EWT dev plain; with `--raw-dev CONLLU`, the mean F1 of that and of the treebank's dev
 documents rebuilt as raw text, `corpus.raw_text`, through the whole pipeline as users run it) and `sb_bias_unpunctuated`
 (EWT dev star + the star variant of the running-text dev folder, mean F1), keeping w = 0 unless
@@ -21,6 +22,7 @@ cross-fitted over documents (2 folds: each document scored by a calibrator that 
 import argparse
 import json
 from pathlib import Path
+from typing import List, Optional
 
 import numpy
 import spacy
@@ -31,6 +33,33 @@ from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.running_text import iter_text_docs
 from spacy_joint_sbd.pipeline import calibration
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
+from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
+from spacy_joint_sbd.pipeline.senter_prior import SenterPrior  # noqa: F401  (registers the factory)
+
+
+PRIOR_COMPONENTS = ("boundary_prior", "senter_prior")
+"""Components that write `doc._.boundary_probs` for the parser."""
+
+
+def add_priors(nlp, paths: List[Path], blend: Optional[float] = None) -> None:
+    """Replace the pipeline's priors (e.g. one it was trained with: train_default --prior) by the
+    prior component of each pipeline in `paths`, in order, right before the parser. A senter_prior
+    keeps the numpy BLAS ops it was trained with (`numpy_gemm`) and gets `blend` if given."""
+    for name in PRIOR_COMPONENTS:
+        if name in nlp.pipe_names:
+            nlp.remove_pipe(name)
+    for path in paths:
+        source = spacy.load(path)
+        names = [n for n in source.pipe_names if n in PRIOR_COMPONENTS]
+        if len(names) != 1 or names[0] in nlp.pipe_names:
+            raise SystemExit(f"{path}: expected one prior component not yet added ({PRIOR_COMPONENTS}), found {names}")
+        nlp.add_pipe(names[0], source=source, before="joint_sbd_parser")
+        if names[0] == "senter_prior":
+            gemm = nlp.config["nlp"].get("after_pipeline_creation") or {}
+            use_numpy_gemm(nlp, [*gemm.get("components", []), "senter_prior"])
+            if blend is not None:
+                nlp.get_pipe("senter_prior").blend = blend
+                nlp.get_pipe_config("senter_prior")["blend"] = float(blend)
 
 
 def calibrate(nlp, sets, curves: Path = None) -> dict:
@@ -74,7 +103,9 @@ def calibrate(nlp, sets, curves: Path = None) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("pipeline", help="a pipeline with a joint_sbd_parser")
-    ap.add_argument("prior", type=Path, help="a boundary_prior pipeline (train-prior)")
+    ap.add_argument("prior", type=Path, nargs="+",
+                    help="pipelines holding a boundary_prior (train-prior) or a senter_prior (spacy train), added "
+                         "before the parser in this order")
     ap.add_argument("--dev", type=Path, required=True, help="treebank dev documents (.spacy or .conllu)")
     ap.add_argument("--text-dev", type=Path, required=True, help="a running-text dev folder (e.g. AMI dev)")
     ap.add_argument("--out", type=Path, required=True)
@@ -86,13 +117,13 @@ def main() -> None:
     ap.add_argument("--punct-shifts", default=",".join(map(str, PRIOR_PUNCT_SHIFTS)),
                     help="shifts k tried for sb_bias (+ w*k) with the prior")
     ap.add_argument("--text-dev-every", type=int, default=1, help="every k-th document of --text-dev (a share)")
+    ap.add_argument("--blend", type=float, default=None,
+                    help="a senter_prior's blend with the probabilities of a prior before it (1: replace them)")
     ap.add_argument("--newlines", default="paragraph", choices=("ignore", "line", "paragraph"),
                     help="newline_boundaries first in the pipeline: blank lines (paragraph) are boundaries")
     args = ap.parse_args()
     nlp = spacy.load(args.pipeline)
-    if "boundary_prior" in nlp.pipe_names:  # trained with a prior's features (train_default --prior): replaced
-        nlp.remove_pipe("boundary_prior")
-    nlp.add_pipe("boundary_prior", source=spacy.load(args.prior), before="joint_sbd_parser")
+    add_priors(nlp, args.prior, args.blend)
     if args.newlines != "ignore" and "newline_boundaries" not in nlp.pipe_names:
         nlp.add_pipe("newline_boundaries", first=True, config={"mode": args.newlines})
     dev = {v: load_gold_docs(args.dev, nlp.vocab, v) for v in ("plain", "star")}

@@ -49,3 +49,40 @@ def test_add_prior(trained_model_dir, sample_path, tmp_path):
     assert nlp.pipe_names[0] == "newline_boundaries"
     doc = nlp("we went to the\n\nharbour at night")
     assert doc[5].text == "harbour" and doc[5].is_sent_start
+
+
+def test_add_prior_with_senter(trained_model_dir, sample_path, sample_examples, tmp_path):
+    """A senter_prior pipeline after a boundary_prior one: both before the parser in that order, the
+    senter blended as asked and kept on numpy's BLAS ops when the result is loaded."""
+    from spacy_joint_sbd.pipeline.senter_prior import SenterPrior  # noqa: F401  (registers the factory)
+
+    _, examples = sample_examples
+    senter = spacy.blank("en")
+    senter.add_pipe("senter_prior", config={"model": {"tok2vec": {"embed": {"width": 16, "rows": [500, 100, 100, 100, 10]},
+                                                                   "encode": {"width": 16, "depth": 1}}}})
+    optimizer = senter.initialize(lambda: examples[:24])
+    for i in range(0, 24, 4):
+        senter.update(examples[i:i + 4], sgd=optimizer)
+    senter.to_disk(tmp_path / "senter")
+    text_dev = tmp_path / "dev"
+    text_dev.mkdir()
+    (text_dev / "meeting.txt").write_text(STORY * 4, encoding="utf8")
+    prior = tmp_path / "prior"
+    proc = run("-m", "spacy_joint_sbd", "train-prior", sample_path, "--output", prior, "--epochs", "1",
+               "--n-rows", "65536", "--variants", "plain,star", "--held-out-every", "5")
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "with-both"
+    proc = run(ROOT / "scripts/add_prior.py", trained_model_dir, prior, tmp_path / "senter", "--blend", "0.5",
+               "--dev", sample_path, "--text-dev", text_dev, "--out", out, "--punct-shifts", "0,1")
+    assert proc.returncode == 0, proc.stderr
+    nlp = spacy.load(out)
+    names = nlp.pipe_names
+    assert names.index("boundary_prior") + 1 == names.index("senter_prior") == names.index("joint_sbd_parser") - 1
+    assert nlp.get_pipe("senter_prior").blend == 0.5 == nlp.config["components"]["senter_prior"]["blend"]
+    assert "senter_prior" in nlp.config["nlp"]["after_pipeline_creation"]["components"]
+    assert nlp.get_pipe("senter_prior").model.ops.name == "numpy"
+    doc = nlp("so we went home it was late and then we slept")
+    assert doc._.boundary_probs.shape == (len(doc),) and len(list(doc.sents)) >= 1
+    proc = run(ROOT / "scripts/add_prior.py", trained_model_dir, prior, prior, "--dev", sample_path,
+               "--text-dev", text_dev, "--out", tmp_path / "twice")
+    assert proc.returncode != 0 and "expected one prior component not yet added" in proc.stderr
