@@ -4,7 +4,8 @@
         --text-dev ../shared/data/text/ami/dev --out training/default/model-prior
 
 The prior goes right before `joint_sbd_parser` (a `boundary_prior`, or a `senter_prior`; both in
-turn when two pipelines are given, the second blended with the first by `--blend`); `cli.tune_bias.tune_prior` chooses `prior_weight`,
+turn when two pipelines are given, the second blended with the first by `--blend`);
+`cli.tune_bias.tune_prior` chooses `prior_weight`,
 `sb_bias` (EWT dev plain; with `--raw-dev CONLLU`, the mean F1 of that and of the treebank's dev
 documents rebuilt as raw text, `corpus.raw_text`, through the whole pipeline as users run it) and `sb_bias_unpunctuated`
 (EWT dev star + the star variant of the running-text dev folder, mean F1), keeping w = 0 unless
@@ -122,6 +123,8 @@ def main() -> None:
     ap.add_argument("--newlines", default="paragraph", choices=("ignore", "line", "paragraph"),
                     help="newline_boundaries first in the pipeline: blank lines (paragraph) are boundaries")
     args = ap.parse_args()
+    if args.blend is not None and not 0 <= args.blend <= 1:
+        ap.error(f"--blend must be a number in [0, 1], got {args.blend}")
     nlp = spacy.load(args.pipeline)
     add_priors(nlp, args.prior, args.blend)
     if args.newlines != "ignore" and "newline_boundaries" not in nlp.pipe_names:

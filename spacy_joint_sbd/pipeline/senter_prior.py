@@ -49,6 +49,12 @@ CLIP = 1e-6
 """Probabilities are kept in [CLIP, 1 − CLIP] (the parser clips log-odds further)."""
 
 
+def _checked_blend(value, name: str) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
+        raise ValueError(f"[{name}] blend must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
 @Language.factory(
     "senter_prior",
     assigns=[f"doc._.{DOC_PROBS}"],
@@ -68,20 +74,17 @@ class SenterPrior(SentenceRecognizer):
 
     def __init__(self, vocab, model: Model, name: str = "senter_prior", *, blend: float = 1.0,
                  overwrite: bool = False, scorer: Optional[Callable] = None):
-        if not isinstance(blend, (int, float)) or isinstance(blend, bool) or not 0 <= blend <= 1:
-            raise ValueError(f"[{name}] blend must be a number in [0, 1], got {blend!r}")
         super().__init__(vocab, model, name, overwrite=overwrite, scorer=scorer)
-        self.cfg["blend"] = float(blend)
+        self.cfg["blend"] = _checked_blend(blend, name)
 
     @property
     def blend(self) -> float:
-        return float(self.cfg.get("blend", 1.0))
+        """Checked where it is read too: a saved or hand-edited cfg gets the same message."""
+        return _checked_blend(self.cfg.get("blend", 1.0), self.name)
 
     @blend.setter
     def blend(self, value: float) -> None:
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
-            raise ValueError(f"[{self.name}] blend must be a number in [0, 1], got {value!r}")
-        self.cfg["blend"] = float(value)
+        self.cfg["blend"] = _checked_blend(value, self.name)
 
     def predict(self, docs: Iterable[Doc]) -> List:
         """The senter's two scores per token (the Tagger's predict keeps only their argmax)."""

@@ -70,3 +70,13 @@ def test_bad_blend_is_refused(bad):
     nlp = spacy.blank("en")
     with pytest.raises(Exception, match="blend"):
         nlp.add_pipe("senter_prior", config={"blend": bad})
+
+
+def test_bad_saved_blend_is_refused_where_read(senter_nlp):
+    pipe = senter_nlp.get_pipe("senter_prior")
+    pipe.cfg["blend"] = "half"
+    try:
+        with pytest.raises(ValueError, match=r"\[senter_prior\] blend must be a number in \[0, 1\], got 'half'"):
+            senter_nlp("so we went home")
+    finally:
+        pipe.cfg["blend"] = 1.0

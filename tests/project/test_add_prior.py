@@ -86,3 +86,6 @@ def test_add_prior_with_senter(trained_model_dir, sample_path, sample_examples, 
     proc = run(ROOT / "scripts/add_prior.py", trained_model_dir, prior, prior, "--dev", sample_path,
                "--text-dev", text_dev, "--out", tmp_path / "twice")
     assert proc.returncode != 0 and "expected one prior component not yet added" in proc.stderr
+    proc = run(ROOT / "scripts/add_prior.py", trained_model_dir, prior, "--blend", "1.5", "--dev", sample_path,
+               "--text-dev", text_dev, "--out", tmp_path / "bad-blend")
+    assert proc.returncode == 2 and "--blend must be a number in [0, 1], got 1.5" in proc.stderr
