@@ -17,14 +17,22 @@ def run(*args):
     return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True)
 
 
-def test_add_prior(trained_model_dir, sample_path, tmp_path):
-    text_dev = tmp_path / "dev"
+@pytest.fixture(scope="module")
+def prior_and_text_dev(sample_path, tmp_path_factory):
+    """(a small boundary_prior pipeline from train-prior, a running-text dev folder), made once."""
+    base = tmp_path_factory.mktemp("add_prior")
+    text_dev = base / "dev"
     text_dev.mkdir()
     (text_dev / "meeting.txt").write_text(STORY * 4, encoding="utf8")
-    prior = tmp_path / "prior"
+    prior = base / "prior"
     proc = run("-m", "spacy_joint_sbd", "train-prior", sample_path, "--output", prior, "--epochs", "1",
                "--n-rows", "65536", "--variants", "plain,star", "--held-out-every", "5")
     assert proc.returncode == 0, proc.stderr
+    return prior, text_dev
+
+
+def test_add_prior(trained_model_dir, sample_path, prior_and_text_dev, tmp_path):
+    prior, text_dev = prior_and_text_dev
     out, metrics = tmp_path / "with-prior", tmp_path / "prior.json"
     proc = run(ROOT / "scripts/add_prior.py", trained_model_dir, prior, "--dev", sample_path,
                "--text-dev", text_dev, "--out", out, "--metrics", metrics, "--curves", tmp_path / "curves")
@@ -51,7 +59,7 @@ def test_add_prior(trained_model_dir, sample_path, tmp_path):
     assert doc[5].text == "harbour" and doc[5].is_sent_start
 
 
-def test_add_prior_with_senter(trained_model_dir, sample_path, sample_examples, tmp_path):
+def test_add_prior_with_senter(trained_model_dir, sample_path, sample_examples, prior_and_text_dev, tmp_path):
     """A senter_prior pipeline after a boundary_prior one: both before the parser in that order, the
     senter blended as asked and kept on numpy's BLAS ops when the result is loaded."""
     from spacy_joint_sbd.pipeline.senter_prior import SenterPrior  # noqa: F401  (registers the factory)
@@ -64,13 +72,7 @@ def test_add_prior_with_senter(trained_model_dir, sample_path, sample_examples, 
     for i in range(0, 24, 4):
         senter.update(examples[i:i + 4], sgd=optimizer)
     senter.to_disk(tmp_path / "senter")
-    text_dev = tmp_path / "dev"
-    text_dev.mkdir()
-    (text_dev / "meeting.txt").write_text(STORY * 4, encoding="utf8")
-    prior = tmp_path / "prior"
-    proc = run("-m", "spacy_joint_sbd", "train-prior", sample_path, "--output", prior, "--epochs", "1",
-               "--n-rows", "65536", "--variants", "plain,star", "--held-out-every", "5")
-    assert proc.returncode == 0, proc.stderr
+    prior, text_dev = prior_and_text_dev
     out = tmp_path / "with-both"
     proc = run(ROOT / "scripts/add_prior.py", trained_model_dir, prior, tmp_path / "senter", "--blend", "0.5",
                "--dev", sample_path, "--text-dev", text_dev, "--out", out, "--punct-shifts", "0,1")
