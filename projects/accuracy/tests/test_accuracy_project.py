@@ -214,3 +214,40 @@ def test_raw_documents_layouts_and_scoring(ud):
     split = rd.score(docs, texts["wrapped"], lines)
     assert split["r"] == 100.0 and split["p"] < 90
     assert rd.starts_of([(0, 5), (5, 9)], "Hi.   Yes") == {0, 6}
+
+
+def _cheaper_context():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("cheaper_context", PROJECT / "scripts" / "cheaper_context.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cheaper_context_table_reads_metrics_and_shows_changes(tmp_path):
+    """scores() reads the five metrics files `evaluate-default` writes; the table gives each run's
+    F1 / LAS with its change against the default and the CPU seconds of the timed components."""
+    cc = _cheaper_context()
+    runs = {}
+    for name, shift in (("default", 0.0), ("d2-s0", -0.01)):
+        metrics = tmp_path / name
+        metrics.mkdir()
+        for i, s in enumerate(cc.SETS):
+            (metrics / f"{s}.json").write_text(json.dumps({"sents_f": 0.9 - i / 100 + shift, "dep_las": 0.8 + shift}))
+        runs[name] = {"scores": cc.scores(metrics)}
+    assert runs["default"]["scores"]["ewt-test-plain"] == {"f1": 90.0, "las": 80.0}
+    cpu = {name: {kind: {"tok2vec": 0.5, "perceptron_tagger": 0.25, "joint_sbd_parser": 1.0, "all": 1.75}
+                  for kind in ("long", "short")} for name in runs}
+    table = cc.table({"runs": runs, "cpu_s": cpu})
+    assert "| d2-s0 | 89.00 / 79.00 (-1.00 / -1.00) |" in table
+    assert "| default | 90.00 / 80.00 |" in table and "| 0.75 / 0.75 | 1.75 / 1.75 |" in table
+
+
+def test_cheaper_context_refuses_unknown_variants():
+    proc = subprocess.run([sys.executable, str(PROJECT / "scripts" / "cheaper_context.py"), "--variants", "ctx4,wide"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "unknown ['wide']" in proc.stderr
+    proc = subprocess.run([sys.executable, str(PROJECT / "scripts" / "cheaper_context.py"), "--variants", "base-s1,x-s2"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "unknown ['x']" in proc.stderr
+    assert {"ctx4", "ctx3", "d2", "d1", "combo", "base"} == set(_cheaper_context().VARIANTS)
