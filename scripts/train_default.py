@@ -55,7 +55,7 @@ from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.variants import apply_variant
 from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
-from spacy_joint_sbd.pipeline.tok2vec_depth import add_truncated_tok2vec
+from spacy_joint_sbd.pipeline.tok2vec_depth import add_truncated_tok2vec, check_depth
 from spacy_joint_sbd.scoring import score_records
 from spacy_joint_sbd.tagger import encode_doc, jackknife, train_tagger
 
@@ -170,7 +170,7 @@ def main() -> None:
         if "tok2vec" not in source.pipe_names:
             ap.error(f"--tok2vec {args.tok2vec!r} has no tok2vec component")
         try:  # a bad depth is a usage error before any data is read
-            add_truncated_tok2vec(spacy.blank("en", vocab=source.vocab), source, args.tok2vec_depth)
+            check_depth(source, args.tok2vec_depth)
         except ValueError as e:
             ap.error(f"--tok2vec-depth: {e}")
     elif args.tok2vec_depth is not None:

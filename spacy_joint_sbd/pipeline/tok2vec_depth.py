@@ -13,13 +13,10 @@ from spacy.language import Language
 from spacy.pipeline import Tok2Vec
 
 
-def add_truncated_tok2vec(nlp: Language, source: Language, depth: Optional[int] = None,
-                          name: str = "tok2vec") -> Tok2Vec:
-    """Add `source`'s tok2vec to `nlp` as `name`: sourced whole when `depth` is None or the
-    source's own depth, else rebuilt with `encode.depth = depth` (1 ≤ depth < the source's) and
-    given the source's embedding and its first `depth` encoder layers, layer by layer. ValueError
-    (one line) for a depth the source does not have, or a source without a `spacy.Tok2Vec` whose
-    encoder is a `MaxoutWindowEncoder`."""
+def check_depth(source: Language, depth: Optional[int]) -> int:
+    """The depth of `source`'s tok2vec encoder, after checking that it can be cut to `depth` (None:
+    not cut). ValueError (one line) for a depth the source does not have, or a source without a
+    `spacy.Tok2Vec` whose encoder is a `MaxoutWindowEncoder`."""
     if "tok2vec" not in source.component_names:
         raise ValueError(f"tok2vec depth: the source pipeline has no tok2vec component ({source.component_names})")
     cfg = source.config["components"]["tok2vec"]
@@ -31,11 +28,21 @@ def add_truncated_tok2vec(nlp: Language, source: Language, depth: Optional[int] 
     full = int(encode["depth"])
     if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= full):
         raise ValueError(f"tok2vec depth must be an int in [1, {full}], got {depth!r}")
+    return full
+
+
+def add_truncated_tok2vec(nlp: Language, source: Language, depth: Optional[int] = None,
+                          name: str = "tok2vec") -> Tok2Vec:
+    """Add `source`'s tok2vec to `nlp` as `name`: sourced whole when `depth` is None or the
+    source's own depth, else rebuilt with `encode.depth = depth` (1 ≤ depth < the source's) and
+    given the source's embedding and its first `depth` encoder layers, layer by layer. ValueError
+    as `check_depth`."""
+    full = check_depth(source, depth)
     if depth is None or depth == full:
         return nlp.add_pipe("tok2vec", name=name, source=source)
-    model_cfg = copy.deepcopy(dict(cfg["model"]))
+    model_cfg = copy.deepcopy(dict(source.config["components"]["tok2vec"]["model"]))
     model_cfg["encode"] = dict(model_cfg["encode"], depth=depth)
-    model_cfg["embed"] = dict(model_cfg["embed"], width=int(encode["width"]))  # resolve the reference
+    model_cfg["embed"] = dict(model_cfg["embed"], width=int(model_cfg["encode"]["width"]))  # resolve the reference
     pipe = nlp.add_pipe("tok2vec", name=name, config={"model": model_cfg})
     pipe.model.initialize(X=[nlp.make_doc("a b")])
     src, new = source.get_pipe("tok2vec").model, pipe.model

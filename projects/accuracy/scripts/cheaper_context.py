@@ -19,8 +19,9 @@ Then every pipeline, the default one (`training/default/model-prior`) included, 
 process on the inputs of `bench/pipeline_speed.py`: GUM dev as raw text ("long") and 1,000 EWT
 sentences of 10–40 words ("short"), tokenized first (not timed), then each component's `pipe` over
 all of them (batches of 1,000). A component's time is its minimum CPU seconds over `--reps` rounds
-(the VM's CPU times vary by ±25% from one run to the next); `all` is the sum of those minima. Writes `<out>/<run>/metrics/*.json` (as `evaluate-default` writes
-them) and `<out>/cheaper_context.{json,md}`.
+(the VM's CPU times vary by ±25% from one run to the next); `all` is the sum of those minima.
+Writes `<out>/<run>/metrics/*.json` (as `evaluate-default` writes them) and
+`<out>/cheaper_context.{json,md}`.
 """
 import argparse
 import json
@@ -29,6 +30,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Dict, List, Tuple
+
+from seeds import SETS  # the five sets `evaluate-default` scores, as seeds.py reads them
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -41,7 +44,6 @@ VARIANTS: Dict[str, List[str]] = {
     "d1": ["--tok2vec-depth", "1"],
     "combo": ["--context-clusters", "16,64,256,1024", "--tok2vec-depth", "2"],
 }
-SETS = ("ewt-test-plain", "ewt-test-star", "gum-dev-plain", "gum-dev-star", "atis-dev-stream")
 
 
 def train(root: Path, name: str, seed: int, work: Path) -> Path:
@@ -53,10 +55,10 @@ def train(root: Path, name: str, seed: int, work: Path) -> Path:
          "corpus/en_atis/train.spacy", "--dev", "corpus/en_ewt/dev.spacy", "--out", str(run / "model-best"),
          "--metrics", str(run / "report" / "metrics" / "train.json"), "--epochs", "5", "--beam", "8", "--folds", "5",
          "--eval-from", "5", "--seed", str(seed), *VARIANTS[name]],
-        [py, "scripts/add_prior.py", str(run / "model-best"), str(root / "training" / "default" / "prior"), "--dev", "corpus/en_ewt/dev.spacy",
-         "--text-dev", "../shared/data/text/ami/dev", "--text-dev-every", "3", "--weights", "0.3", "--raw-dev",
-         "assets/ud/en_ewt/dev.conllu", "--punct-shifts", "0,1.5,2.5,3.5,5", "--out", str(run / "model-prior"),
-         "--metrics", str(run / "report" / "metrics" / "prior.json"), "--curves", str(run / "report" / "curves")],
+        [py, "scripts/add_prior.py", str(run / "model-best"), str(root / "training" / "default" / "prior"),
+         "--dev", "corpus/en_ewt/dev.spacy", "--text-dev", "../shared/data/text/ami/dev", "--text-dev-every", "3",
+         "--weights", "0.3", "--raw-dev", "assets/ud/en_ewt/dev.conllu", "--punct-shifts", "0,1.5,2.5,3.5,5",
+         "--out", str(run / "model-prior"), "--metrics", str(run / "report" / "metrics" / "prior.json"), "--curves", str(run / "report" / "curves")],
         [py, "scripts/default_scores.py", str(run / "model-prior"), "--report", str(run / "report")],
     ]
     for cmd in steps:

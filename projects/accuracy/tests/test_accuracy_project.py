@@ -217,11 +217,8 @@ def test_raw_documents_layouts_and_scoring(ud):
 
 
 def _cheaper_context():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("cheaper_context", PROJECT / "scripts" / "cheaper_context.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    import cheaper_context  # the project's scripts/ is on sys.path (conftest.py)
+    return cheaper_context
 
 
 def test_cheaper_context_table_reads_metrics_and_shows_changes(tmp_path):
