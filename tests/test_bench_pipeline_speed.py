@@ -63,7 +63,7 @@ def test_quick_run_writes_figures_without_machine_paths(tmp_path):
     (texts / "a.txt").write_text("so i went to the store they had no milk left. " * 400, encoding="utf-8")
     out_json, out_png = tmp_path / "speed.json", tmp_path / "speed.png"
     done = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--long", str(SAMPLE), "--short", str(SAMPLE),
-                           "--text-dir", str(texts), "--json", str(out_json), "--png", str(out_png)],
+                           "--text-dir", str(texts), "--json", str(out_json), "--png", str(out_png), "--repeat", "2"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     raw = out_json.read_text(encoding="utf-8")
@@ -86,3 +86,23 @@ def test_quick_run_writes_figures_without_machine_paths(tmp_path):
     assert set(cases) == {"large", "no_boundary"} and all(c["peak_rss_mb"] > 0 and c["sentences"] >= 1
                                                          for c in cases.values())
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(out["rounds"]) == 2 and out["targets_on"].startswith("medians over 2 rounds")
+    assert out["rounds"][0]["ratios"] == out["ratios"]
+    assert out["targets"]["short_of_long"]["value"] == out["median"]["ratios"]["short_of_long"]
+    assert out["targets"]["segment_chars_per_s"]["value"] == out["median"]["segment_chars_per_s"]
+
+
+def test_medians_are_each_figures_own(bench):
+    def one(ratio, ours_long, peer_long, chars):
+        summary = {"ours": {"long_words_per_s": ours_long}, "peer_core": {"long_words_per_s": peer_long}}
+        return {"summary": summary, "ratios": {"long_vs_peer_core": ratio}, "segment_chars_per_s": chars}
+
+    med = bench.median_figures([one(1.0, 100, 100, 10), one(2.0, 300, 150, 30), one(0.5, 200, 400, 20)])
+    assert med["ratios"] == {"long_vs_peer_core": 1.0}
+    assert med["words_per_s"] == {"ours": {"long_words_per_s": 200}, "peer_core": {"long_words_per_s": 150}}
+    assert med["segment_chars_per_s"] == 20
+
+
+def test_repeat_must_be_positive():
+    done = subprocess.run([sys.executable, str(SCRIPT), "--repeat", "0"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--repeat must be at least 1" in done.stderr

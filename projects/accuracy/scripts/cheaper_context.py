@@ -3,14 +3,16 @@ source of context … measure what accuracy each option keeps").
 
     python scripts/cheaper_context.py --root ../.. [--variants combo,d2,base-s1] [--seeds 0] [--reps 5]
 
-Each variant is the root project's default recipe (`train-default` with its 5 epochs, beam 8,
-5 folds; `prior-default`'s prior, weight and bias choice; `evaluate-default`'s five sets) with one
-lever changed:
+Each variant is the root project's default recipe (`train-default` with the epochs, beam and
+context clusters of the root project.yml's vars, 5 folds; `prior-default`'s prior, weight and bias
+choice; `evaluate-default`'s five sets) with one lever changed:
   ctx4   context clusters 16, 64, 256, 1,024 (the 4,096 set dropped: 1,360 centroids, not 5,456)
   ctx3   context clusters 16, 64, 256 (336 centroids)
   d2     the frozen tok2vec cut to its first 2 of 4 CNN layers (`pipeline.tok2vec_depth`)
   d1     … to its first layer
   combo  ctx4 and d2 together
+  b4, b8 the joint parser trained and run at beam 4 / 8 (not context: the parser's own cost, which
+         none of the others touches; the recipe's beam was 8 until stop 43, 4 since)
   base   the default recipe itself (another seed: `base-s1`; seed 0 is the main job's pipeline)
 Every variant reuses the default pipeline's boundary prior (`training/default/prior` of the root
 project, so run README's main command first) and is trained in the root project under
@@ -43,18 +45,34 @@ VARIANTS: Dict[str, List[str]] = {
     "d2": ["--tok2vec-depth", "2"],
     "d1": ["--tok2vec-depth", "1"],
     "combo": ["--context-clusters", "16,64,256,1024", "--tok2vec-depth", "2"],
+    "b4": ["--beam", "4"],  # after the recipe's own --beam: the last one counts
+    "b8": ["--beam", "8"],
 }
+
+
+def recipe(root: Path) -> Dict[str, str]:
+    """The main job's epochs, beam and context clusters, read from the root project.yml's vars (so
+    that the variants follow the recipe README's main command trains)."""
+    import srsly
+
+    vars_ = srsly.read_yaml(root / "project.yml").get("vars", {})
+    missing = [k for k in ("default_epochs", "default_beam", "default_context") if k not in vars_]
+    if missing:
+        raise SystemExit(f"{root / 'project.yml'}: vars {missing} missing (the main job's recipe)")
+    return {"epochs": str(vars_["default_epochs"]), "beam": str(vars_["default_beam"]),
+            "context": str(vars_["default_context"])}
 
 
 def train(root: Path, name: str, seed: int, work: Path) -> Path:
     """Train, add the prior and score one variant (the root project's commands, one lever changed)."""
     py = sys.executable
     run = work / f"{name}-s{seed}"
+    r = recipe(root)
     steps = [
         [py, "scripts/train_default.py", "corpus/en_ewt/train.spacy", "corpus/en_gum/train.spacy",
          "corpus/en_atis/train.spacy", "--dev", "corpus/en_ewt/dev.spacy", "--out", str(run / "model-best"),
-         "--metrics", str(run / "report" / "metrics" / "train.json"), "--epochs", "5", "--beam", "8", "--folds", "5",
-         "--eval-from", "5", "--seed", str(seed), *VARIANTS[name]],
+         "--metrics", str(run / "report" / "metrics" / "train.json"), "--epochs", r["epochs"], "--beam", r["beam"],
+         "--context-clusters", r["context"], "--folds", "5", "--eval-from", "5", "--seed", str(seed), *VARIANTS[name]],
         [py, "scripts/add_prior.py", str(run / "model-best"), str(root / "training" / "default" / "prior"),
          "--dev", "corpus/en_ewt/dev.spacy", "--text-dev", "../shared/data/text/ami/dev", "--text-dev-every", "3",
          "--weights", "0.3", "--raw-dev", "assets/ud/en_ewt/dev.conllu", "--punct-shifts", "0,1.5,2.5,3.5,5",

@@ -11,6 +11,7 @@ from treebanks import SAMPLE
 from weasel.util import load_project_config
 
 PROJECT = Path(__file__).resolve().parents[1]
+ROOT = PROJECT.parents[1]
 
 
 @pytest.fixture
@@ -254,4 +255,31 @@ def test_cheaper_context_refuses_unknown_variants():
     proc = subprocess.run([sys.executable, str(PROJECT / "scripts" / "cheaper_context.py"), "--variants", "base-s1,x-s2"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "unknown ['x']" in proc.stderr
-    assert {"ctx4", "ctx3", "d2", "d1", "combo", "base"} == set(_cheaper_context().VARIANTS)
+    assert {"ctx4", "ctx3", "d2", "d1", "combo", "base", "b4", "b8"} == set(_cheaper_context().VARIANTS)
+
+
+def test_cheaper_context_follows_the_root_recipe_and_overrides_its_beam(monkeypatch, tmp_path):
+    cc = _cheaper_context()
+    (tmp_path / "project.yml").write_text('vars:\n  default_epochs: 7\n  default_beam: 6\n  default_context: "16,64"\n')
+    calls = []
+    monkeypatch.setattr(cc.subprocess, "run", lambda cmd, **kw: calls.append(cmd))
+    cc.train(tmp_path, "b4", 3, tmp_path / "work")
+    train_cmd = calls[0]
+
+    def values(flag):
+        return [train_cmd[i + 1] for i, a in enumerate(train_cmd) if a == flag]
+
+    assert values("--beam") == ["6", "4"]  # the recipe's, then the lever's: argparse keeps the last
+    assert values("--epochs") == ["7"] and values("--context-clusters") == ["16,64"] and values("--seed") == ["3"]
+    assert len(calls) == 3
+    (tmp_path / "project.yml").write_text("vars:\n  default_epochs: 7\n")
+    with pytest.raises(SystemExit, match="default_beam"):
+        cc.train(tmp_path, "base", 0, tmp_path / "work")
+
+
+def test_cheaper_context_recipe_is_the_main_jobs():
+    import srsly
+
+    vars_ = srsly.read_yaml(ROOT / "project.yml")["vars"]
+    assert _cheaper_context().recipe(ROOT) == {"epochs": str(vars_["default_epochs"]), "beam": str(vars_["default_beam"]),
+                                               "context": vars_["default_context"]}
