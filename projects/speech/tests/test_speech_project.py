@@ -20,3 +20,13 @@ def test_project_loads_and_names_what_exists():
         for line in cmd["script"]:
             for script in re.findall(r"(?:^|\s)(scripts/\w+\.py)", line):
                 assert (PROJECT / script).is_file(), (cmd["name"], script)
+
+
+def test_default_args_are_the_main_jobs_recipe():
+    """`silver-trees` trains "the main job's parser" again: its epochs, beam and context clusters
+    must be the root project.yml's, which README's main command trains."""
+    root = load_project_config(PROJECT.parents[1])["vars"]
+    args = load_project_config(PROJECT)["vars"]["default_args"].split()
+    assert args[args.index("--epochs") + 1] == str(root["default_epochs"])
+    assert args[args.index("--beam") + 1] == str(root["default_beam"])
+    assert args[args.index("--context-clusters") + 1] == root["default_context"]
