@@ -11,8 +11,8 @@ choice; `evaluate-default`'s five sets) with one lever changed:
   d2     the frozen tok2vec cut to its first 2 of 4 CNN layers (`pipeline.tok2vec_depth`)
   d1     … to its first layer
   combo  ctx4 and d2 together
-  b4, b8 the joint parser trained and run at beam 4 / 8 (not context: the parser's own cost, which
-         none of the others touches; the recipe's beam was 8 until stop 43, 4 since)
+  b2, b4, b8 the joint parser trained and run at beam 2 / 4 / 8 (not context: the parser's own
+         cost, which none of the others touches; the recipe's beam was 8 until stop 43, 4 since)
   base   the default recipe itself (another seed: `base-s1`; seed 0 is the main job's pipeline)
 Every variant reuses the default pipeline's boundary prior (`training/default/prior` of the root
 project, so run README's main command first) and is trained in the root project under
@@ -45,7 +45,8 @@ VARIANTS: Dict[str, List[str]] = {
     "d2": ["--tok2vec-depth", "2"],
     "d1": ["--tok2vec-depth", "1"],
     "combo": ["--context-clusters", "16,64,256,1024", "--tok2vec-depth", "2"],
-    "b4": ["--beam", "4"],  # after the recipe's own --beam: the last one counts
+    "b2": ["--beam", "2"],  # after the recipe's own --beam: the last one counts
+    "b4": ["--beam", "4"],
     "b8": ["--beam", "8"],
 }
 
