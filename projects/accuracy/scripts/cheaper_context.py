@@ -192,7 +192,7 @@ def main() -> None:
     models = {"default": default / "model-prior", **{k: v / "model-prior" for k, v in runs.items()}}
     results = {"issue": 32, "what": "the default recipe with a cheaper source of context: five sets (gold tokens) "
                                     "and each component's CPU s (minimum over the rounds)",
-               "reps": args.reps, "variants": {n: VARIANTS[n] for n in names}, "runs": {}}
+               "recipe": recipe(root), "reps": args.reps, "variants": {n: VARIANTS[n] for n in names}, "runs": {}}
     reports = {"default": default / "report" / "metrics", **{k: v / "report" / "metrics" for k, v in runs.items()}}
     for name, metrics in reports.items():
         results["runs"][name] = {"scores": scores(metrics)}
@@ -206,7 +206,10 @@ def main() -> None:
     results["cpu_s"] = component_times(models, args.reps)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "cheaper_context.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    (args.out / "cheaper_context.md").write_text(table(results), encoding="utf-8")
+    r = results["recipe"]
+    (args.out / "cheaper_context.md").write_text(
+        f"The main job's recipe: {r['epochs']} epochs, beam {r['beam']}, context clusters {r['context']}; each run "
+        f"changes what its name says.\n\n" + table(results), encoding="utf-8")
     print(table(results))
 
 

@@ -1,6 +1,7 @@
 """project.yml is valid for weasel and names existing scripts; smoke runs of the experiment scripts
 on the committed EWT sample write what the scripts document."""
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -277,9 +278,15 @@ def test_cheaper_context_follows_the_root_recipe_and_overrides_its_beam(monkeypa
         cc.train(tmp_path, "base", 0, tmp_path / "work")
 
 
-def test_cheaper_context_recipe_is_the_main_jobs():
+def test_cheaper_context_recipe_is_what_the_main_job_trains():
+    """recipe() reads the vars; the main job's `train-default` must be the command that uses them."""
     import srsly
 
-    vars_ = srsly.read_yaml(ROOT / "project.yml")["vars"]
+    raw = srsly.read_yaml(ROOT / "project.yml")
+    (train,) = [c for c in raw["commands"] if c["name"] == "train-default"]
+    script = " ".join(train["script"])
+    for flag, var in (("--epochs", "default_epochs"), ("--beam", "default_beam"), ("--context-clusters", "default_context")):
+        assert re.search(rf"{flag} \"?\$\{{vars\.{var}\}}", script), (flag, var)
+    vars_ = raw["vars"]
     assert _cheaper_context().recipe(ROOT) == {"epochs": str(vars_["default_epochs"]), "beam": str(vars_["default_beam"]),
                                                "context": vars_["default_context"]}
