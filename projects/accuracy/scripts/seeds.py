@@ -4,9 +4,12 @@ Stop 27 found that a change moving only float rounding moved the default pipelin
 ATIS boundary F1 by 1.2-1.3. The paired bootstrap over documents measures test-set noise, not this
 training noise, so a lever is only worth calling when it beats the spread of retrainings. Each seed
 reorders the training documents, redraws their variants (plain / star / lower / nopunct) and the
-tagger's fold order; the data, epochs, beam, clusters and bias grids stay the root project's
-`train-default`. Each model is scored by the root project's `scripts/default_scores.py` (gold
-tokens, the pipeline's own tags).
+tagger's fold order; the data, epochs, beam, clusters, folds and bias grids stay the root project's
+`train-default` (epochs, beam and clusters read from its project.yml vars by
+`cheaper_context.recipe`, unless given). Each model is scored by the root project's
+`scripts/default_scores.py` (gold tokens, the pipeline's own tags) without the boundary prior:
+`cheaper_context.py --variants base` with several seeds trains and scores the whole default
+pipeline, prior, weight and biases included.
 
     python scripts/seeds.py --root ../.. --seeds 0,1,2 --jobs 2 --out results/full/seeds
     python scripts/seeds.py --root ../.. --report-only --out results/full/seeds
@@ -38,7 +41,7 @@ def train_and_score(root: Path, out: Path, seed: int, epochs: int, beam: int, li
     train = [sys.executable, "scripts/train_default.py", "corpus/en_ewt/train.spacy", "corpus/en_gum/train.spacy",
              "corpus/en_atis/train.spacy", "--dev", "corpus/en_ewt/dev.spacy", "--out", str(model),
              "--metrics", str(d / "train.json"), "--epochs", str(epochs), "--beam", str(beam), "--seed", str(seed),
-             "--limit", str(limit), "--context-clusters", context]
+             "--limit", str(limit), "--context-clusters", context, "--folds", "5", "--eval-from", "5"]
     run(train, root, d / "train.log")
     minutes = (time.time() - t0) / 60
     run([sys.executable, "scripts/default_scores.py", str(model), "--metrics", str(d)], root, d / "score.log")
@@ -99,10 +102,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", type=Path, default=Path("../.."), help="the repository (its corpus/ and scripts/)")
     ap.add_argument("--seeds", default="0,1,2")
-    ap.add_argument("--epochs", type=int, default=12)
-    ap.add_argument("--beam", type=int, default=8)
+    ap.add_argument("--epochs", type=int, default=None, help="default: the root project's default_epochs")
+    ap.add_argument("--beam", type=int, default=None, help="default: the root project's default_beam")
     ap.add_argument("--limit", type=int, default=0, help="first N documents of each training file (0: all)")
-    ap.add_argument("--context-clusters", default="16,64,256,1024,4096", help="as train_default.py's")
+    ap.add_argument("--context-clusters", default=None,
+                    help="as train_default.py's; default: the root project's default_context")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--keep", action="store_true", help="keep the trained models")
     ap.add_argument("--report-only", action="store_true", help="rewrite seeds.md from the per-seed JSONs")
@@ -129,6 +133,14 @@ def main() -> None:
             ap.error(f"--seeds must be distinct, got {args.seeds!r}")
         if not (root / "corpus/en_ewt/train.spacy").exists():
             ap.error(f"{root}/corpus/en_ewt/train.spacy is missing: run the root project's `data` and `convert` first")
+        if None in (args.epochs, args.beam, args.context_clusters):
+            sys.path.insert(0, str(Path(__file__).parent))
+            from cheaper_context import recipe  # the main job's recipe, read in one place (it imports SETS from here)
+
+            r = recipe(root)
+            args.epochs = int(r["epochs"]) if args.epochs is None else args.epochs
+            args.beam = int(r["beam"]) if args.beam is None else args.beam
+            args.context_clusters = r["context"] if args.context_clusters is None else args.context_clusters
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             runs = list(pool.map(lambda s: train_and_score(root, out, s, args.epochs, args.beam, args.limit,
                                                                  args.context_clusters, args.keep),

@@ -290,3 +290,23 @@ def test_cheaper_context_recipe_is_what_the_main_job_trains():
     vars_ = raw["vars"]
     assert _cheaper_context().recipe(ROOT) == {"epochs": str(vars_["default_epochs"]), "beam": str(vars_["default_beam"]),
                                                "context": vars_["default_context"]}
+
+
+def test_seeds_trains_the_root_recipe_unless_told(monkeypatch, tmp_path):
+    """Without --epochs / --beam / --context-clusters, seeds.py trains what the root project.yml's
+    vars say (`cheaper_context.recipe`); each flag given overrides its var."""
+    import seeds
+
+    (tmp_path / "project.yml").write_text('vars:\n  default_epochs: 7\n  default_beam: 6\n  default_context: "16,64"\n')
+    (tmp_path / "corpus/en_ewt").mkdir(parents=True)
+    (tmp_path / "corpus/en_ewt/train.spacy").write_bytes(b"")
+    calls = []
+    monkeypatch.setattr(seeds, "train_and_score", lambda root, out, seed, epochs, beam, limit, context, keep:
+                        calls.append((seed, epochs, beam, context)) or {"seed": seed})
+    monkeypatch.setattr(seeds, "report", lambda runs, out: None)
+    base = ["seeds.py", "--root", str(tmp_path), "--out", str(tmp_path / "out"), "--seeds", "0", "--jobs", "1"]
+    monkeypatch.setattr(sys, "argv", base)
+    seeds.main()
+    monkeypatch.setattr(sys, "argv", base + ["--beam", "2"])
+    seeds.main()
+    assert calls == [(0, 7, 6, "16,64"), (0, 7, 2, "16,64")]
