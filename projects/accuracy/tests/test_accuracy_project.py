@@ -310,3 +310,18 @@ def test_seeds_trains_the_root_recipe_unless_told(monkeypatch, tmp_path):
     monkeypatch.setattr(sys, "argv", base + ["--beam", "2"])
     seeds.main()
     assert calls == [(0, 7, 6, "16,64"), (0, 7, 2, "16,64")]
+
+
+def test_unmarked_gaps_only_after_a_word_in_punctuated_text():
+    """A gap is unmarked after a non-punctuation token with no line break before the word, and only
+    where sentence-final marks are frequent; unpunctuated text has none."""
+    import spacy
+    from unmarked_gap import unmarked_gaps
+
+    nlp = spacy.blank("en")
+    doc = nlp("I saw it. We went home then we ate. He said hi\nthere")
+    words = [t.text for t in doc if not t.is_space]
+    flagged = [w for w, u in zip(words, unmarked_gaps(doc).tolist()) if u]
+    assert flagged == ["saw", "it", ".", "went", "home", "then", "we", "ate", ".", "said", "hi"]
+    assert not unmarked_gaps(nlp("i saw it we went home then we ate he said hi there")).any()
+    assert not unmarked_gaps(nlp("Hello")).any()

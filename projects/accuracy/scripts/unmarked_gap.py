@@ -1,0 +1,112 @@
+"""Issue 31, item 2 ("edited text stays whole"): does a penalty on boundaries that no mark supports
+lift precision on punctuated raw text?
+
+Most of the default pipeline's false boundaries on GUM dev as raw text fall into three kinds: after
+a dash or a colon (where GUM's annotation varies: its train documents start a sentence after a dash
+before a capital in about two thirds of the cases), after a full stop the annotators kept inside a
+sentence, and straight after a word with no mark at all (`Joshua | Abraham Norton`, `writers | Mark
+Twain`). Only the last kind can be told from the text alone. This experiment subtracts a penalty
+lambda from the score of the SB move at every *unmarked gap*: a word whose previous non-space
+token is not punctuation, with no line break between them, inside a punctuated region (sentence-
+final marks make at least 2% of the ±40 words around it, the boundary prior's own regime cut), so
+that transcripts and unpunctuated stretches of mixed documents are left alone.
+
+The penalty enters where the joint parser forms its SB evidence (`prior_sb_scores`, wrapped here
+for the experiment: the library has no such setting). Each lambda splits EWT dev (the set that
+chooses the SB biases) and GUM dev (issue 31's target) rebuilt as raw text through `segment`, in
+the layouts of `raw_documents.py`; boundary P / R / F1 as there.
+
+    python scripts/unmarked_gap.py ../../assets/ud results/full/unmarked_gap.json
+"""
+import io
+import json
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import numpy
+import typer
+from raw_documents import layout, score
+
+from spacy_joint_sbd.corpus.raw_text import raw_documents
+from spacy_joint_sbd.corpus.raw_text import span_starts as starts_of
+
+SETS = {"EWT dev": "en_ewt/dev.conllu", "GUM dev": "en_gum/dev.conllu"}
+LAYOUTS = ("paragraphs", "wrapped", "flat")
+WINDOW = 40
+REGION_CUT = 0.02
+
+
+def unmarked_gaps(doc) -> numpy.ndarray:
+    """bool per non-space token of `doc`: an unmarked gap inside a punctuated region (module doc)."""
+    from spacy.attrs import IS_PUNCT, IS_SPACE, ORTH
+
+    from spacy_joint_sbd.boundary.model import FINAL_MARKS, _density_bins
+
+    arr = doc.to_array([IS_SPACE, IS_PUNCT, ORTH])
+    space = arr[:, 0].astype(bool)
+    words = numpy.flatnonzero(~space)
+    punct = arr[words, 1].astype(bool)
+    strings = doc.vocab.strings
+    final = numpy.asarray([bool(p) and set(strings[int(o)]) <= FINAL_MARKS for p, o in zip(punct, arr[words, 2])],
+                          dtype=bool)
+    punctuated = _density_bins(final, WINDOW, (REGION_CUT,)) >= 2
+    broken = numpy.zeros((len(doc) + 1,), dtype=bool)  # a line break in the whitespace before token i
+    for k in numpy.flatnonzero(space).tolist():
+        text = doc[k].text
+        broken[k + 1] = broken[k] or "\n" in text or "\r" in text
+    out = numpy.zeros((len(words),), dtype=bool)
+    out[1:] = ~punct[:-1]
+    return out & ~broken[words] & punctuated
+
+
+def with_penalty(penalty: List[float]) -> None:
+    """Wrap the parser's SB evidence so that `penalty[0]` is subtracted at every unmarked gap."""
+    import spacy_joint_sbd.pipeline.joint_sbd_parser as jp
+
+    original = jp.prior_sb_scores
+
+    def scores(doc, weight: float) -> Optional[numpy.ndarray]:
+        s = original(doc, weight)
+        if s is None or not penalty[0]:
+            return s
+        return (s - penalty[0] * unmarked_gaps(doc)).astype(numpy.float32)
+
+    jp.prior_sb_scores = scores
+
+
+def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", help="the joint pipeline"),
+         penalties: str = typer.Option("0,0.25,0.5,1,2", help="lambdas, comma-separated (0 = the pipeline as shipped)")) -> None:
+    import spacy
+
+    from spacy_joint_sbd.segment import segment_stream
+
+    grid = [float(x) for x in penalties.split(",") if x.strip()]
+    found = {name: ud_dir / rel for name, rel in SETS.items() if (ud_dir / rel).exists()}
+    if not found:
+        raise SystemExit(f"no treebank of {list(SETS.values())} under {ud_dir} (run the root project's `data`)")
+    penalty = [0.0]
+    with_penalty(penalty)
+    nlp = spacy.load(model)
+
+    def run(text: str):
+        return starts_of(((s.start_char, s.end_char) for s in segment_stream(nlp, io.StringIO(text))), text)
+
+    report: Dict = {"model": Path(model).name if Path(model).exists() else model, "window": WINDOW,
+                    "region_cut": REGION_CUT, "penalties": grid, "sets": {}}
+    for name, path in found.items():
+        docs = [d for d in raw_documents(path) if d.text.strip()]
+        report["sets"][name] = {"documents": len(docs), "gold_boundaries": sum(len(d.gold) - 1 for d in docs)}
+        for lay in LAYOUTS:
+            texts = [layout(d.text, lay) for d in docs]
+            for lam in grid:
+                penalty[0] = lam
+                scores = score(docs, texts, run)
+                report["sets"][name].setdefault(lay, {})[str(lam)] = scores
+                print(f"{name:8} {lay:10} lambda {lam:4}  P {scores['p']:6.2f} R {scores['r']:6.2f} F1 {scores['f']:6.2f}",
+                      flush=True)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    typer.run(main)
