@@ -256,7 +256,7 @@ def test_cheaper_context_refuses_unknown_variants():
     proc = subprocess.run([sys.executable, str(PROJECT / "scripts" / "cheaper_context.py"), "--variants", "base-s1,x-s2"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "unknown ['x']" in proc.stderr
-    assert {"ctx4", "ctx3", "d2", "d1", "combo", "base", "b2", "b4", "b8"} == set(_cheaper_context().VARIANTS)
+    assert {"ctx4", "ctx3", "d2", "d1", "combo", "base", "b2", "b4", "b8", "e7", "e8"} == set(_cheaper_context().VARIANTS)
 
 
 def test_cheaper_context_follows_the_root_recipe_and_overrides_its_beam(monkeypatch, tmp_path):
