@@ -27,36 +27,31 @@ import numpy
 import typer
 from raw_documents import layout, score
 
+from spacy_joint_sbd.boundary import BoundaryModel
+from spacy_joint_sbd.boundary.model import DEFAULT_WINDOW, MARK_WORD
 from spacy_joint_sbd.corpus.raw_text import raw_documents
 from spacy_joint_sbd.corpus.raw_text import span_starts as starts_of
 
 SETS = {"EWT dev": "en_ewt/dev.conllu", "GUM dev": "en_gum/dev.conllu"}
 LAYOUTS = ("paragraphs", "wrapped", "flat")
-WINDOW = 40
+COL_GAP, COL_MARK, COL_PREG = 4, 5, 6
+"""The columns of `BoundaryModel.encode` read here (`boundary/features.pxd`): line breaks before the
+token, its mark class, and the binned share of sentence-final marks in the ±`DEFAULT_WINDOW` tokens
+around it (bin ≥ 2: at least `REGION_CUT`, the first of the prior's two cuts)."""
 REGION_CUT = 0.02
+_encoder = None
 
 
 def unmarked_gaps(doc) -> numpy.ndarray:
-    """bool per non-space token of `doc`: an unmarked gap inside a punctuated region (module doc)."""
-    from spacy.attrs import IS_PUNCT, IS_SPACE, ORTH
-
-    from spacy_joint_sbd.boundary.model import FINAL_MARKS, _density_bins
-
-    arr = doc.to_array([IS_SPACE, IS_PUNCT, ORTH])
-    space = arr[:, 0].astype(bool)
-    words = numpy.flatnonzero(~space)
-    punct = arr[words, 1].astype(bool)
-    strings = doc.vocab.strings
-    final = numpy.asarray([bool(p) and set(strings[int(o)]) <= FINAL_MARKS for p, o in zip(punct, arr[words, 2])],
-                          dtype=bool)
-    punctuated = _density_bins(final, WINDOW, (REGION_CUT,)) >= 2
-    broken = numpy.zeros((len(doc) + 1,), dtype=bool)  # a line break in the whitespace before token i
-    for k in numpy.flatnonzero(space).tolist():
-        text = doc[k].text
-        broken[k + 1] = broken[k] or "\n" in text or "\r" in text
-    out = numpy.zeros((len(words),), dtype=bool)
-    out[1:] = ~punct[:-1]
-    return out & ~broken[words] & punctuated
+    """bool per non-space token of `doc`: an unmarked gap inside a punctuated region (module doc),
+    read from the boundary prior's own encoding of the Doc."""
+    global _encoder
+    if _encoder is None:
+        _encoder = BoundaryModel(n_rows=1)  # encoding only: no weights read
+    attrs, _ = _encoder.encode(doc)
+    out = numpy.zeros((len(attrs),), dtype=bool)
+    out[1:] = attrs[:-1, COL_MARK] == MARK_WORD
+    return out & (attrs[:, COL_GAP] == 0) & (attrs[:, COL_PREG] >= 2)
 
 
 def with_penalty(penalty: List[float]) -> None:
@@ -91,7 +86,7 @@ def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", h
     def run(text: str):
         return starts_of(((s.start_char, s.end_char) for s in segment_stream(nlp, io.StringIO(text))), text)
 
-    report: Dict = {"model": Path(model).name if Path(model).exists() else model, "window": WINDOW,
+    report: Dict = {"model": Path(model).name if Path(model).exists() else model, "window": DEFAULT_WINDOW,
                     "region_cut": REGION_CUT, "penalties": grid, "sets": {}}
     for name, path in found.items():
         docs = [d for d in raw_documents(path) if d.text.strip()]
