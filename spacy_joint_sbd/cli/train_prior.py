@@ -17,7 +17,7 @@ def train_prior_cli(
     output: Path = typer.Option(..., "--output", "-o", help="pipeline folder to write (blank English + boundary_prior)"),
     variants: str = typer.Option("plain,star", "--variants", "-v",
                                  help="variants of the text and .conllu files to train on: plain, star, lower, "
-                                      "nopunct, wrapped (prose hard-wrapped; shards keep theirs)"),
+                                      "nopunct, wrapped (prose hard-wrapped), flat (no line breaks); shards keep theirs"),
     epochs: int = typer.Option(2, "--epochs", help="SGD passes"),
     lr: float = typer.Option(0.1, "--lr", help="SGD step (decays as lr / (1 + epoch))"),
     max_words: Optional[int] = typer.Option(None, "--max-words", help="stop reading after this many training tokens"),

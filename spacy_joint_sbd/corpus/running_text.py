@@ -405,6 +405,11 @@ single line break in wrapped prose (e-mail, plain-text books) rarely ends a sent
 WRAP_WIDTH = 72
 
 
+def _has_single_line_breaks(rec: DocRecord) -> bool:
+    """Whether the record holds lines (turns, verse, a wrapped file), not only paragraphs."""
+    return any(u == SPACE and w.count("\n") == 1 for u, w in zip(rec.upos, rec.words))
+
+
 def wrap_record(rec: DocRecord, width: int = WRAP_WIDTH) -> DocRecord:
     """The plain record hard-wrapped at `width` columns: where a word would pass the column, the
     space before it becomes a line-break token (upos SPACE, never a sentence start; a start on the
@@ -412,7 +417,7 @@ def wrap_record(rec: DocRecord, width: int = WRAP_WIDTH) -> DocRecord:
     already holds single line breaks (a transcript's turns, a wrapped file) is returned as it is,
     since there each line means something. Trees are dropped (layout only: heads ROOT, no labels)."""
     n = len(rec.words)
-    if any(u == SPACE and w.count("\n") == 1 for u, w in zip(rec.upos, rec.words)):
+    if _has_single_line_breaks(rec):
         return rec
     words, spaces, upos, starts = [], [], [], []
     col = 0
@@ -438,14 +443,56 @@ def wrap_record(rec: DocRecord, width: int = WRAP_WIDTH) -> DocRecord:
                      source=rec.source)
 
 
+FLAT = "flat"
+"""A layout variant: the plain text with every line break a single space (`flat_record`), for
+models that must find headings, list items and paragraph ends where the text lost its layout
+(copied from a web page or a PDF, a field of a database)."""
+LAYOUTS = (WRAPPED, FLAT)
+"""The variants that change only the layout (`variant_record`), beside `corpus.variants`."""
+
+
+def flat_record(rec: DocRecord) -> DocRecord:
+    """The plain record with its whitespace tokens (blank lines, line breaks) removed: the word
+    before each is followed by a space, a sentence start on one moves to the next word; trees are
+    dropped (layout only). Only prose is flattened, as `wrap_record` wraps only prose: a record
+    holding single line breaks (a transcript's turns, verse, a wrapped file) or none at all is
+    returned as it is, since a transcript without its turns is the star variants' business."""
+    if SPACE not in rec.upos or _has_single_line_breaks(rec):
+        return rec
+    words: List[str] = []
+    spaces: List[bool] = []
+    upos: List[str] = []
+    starts: List[bool] = []
+    carry = False
+    for w, sp, u, st in zip(rec.words, rec.spaces, rec.upos, rec.sent_starts):
+        if u == SPACE:
+            carry = carry or bool(st)
+            if spaces:
+                spaces[-1] = True
+            continue
+        words.append(w)
+        spaces.append(sp)
+        upos.append(u)
+        starts.append(bool(st) or carry)
+        carry = False
+    if spaces and rec.upos[-1] == SPACE:
+        spaces[-1] = False  # no trailing space where the text ended in a line break
+    k = len(words)
+    return DocRecord(rec.doc_id, words, spaces, [""] * k, upos, [""] * k, [""] * k, [ROOT] * k, [""] * k, starts,
+                     source=rec.source)
+
+
 def variant_record(rec: DocRecord, variant: str) -> DocRecord:
-    """`rec` in `variant` (`corpus.variants`, or `wrapped`: `wrap_record`), whitespace conventions
-    kept. Where a variant drops a mark glued between two words (spaCy splits `twenty-one`), the
-    words are written apart (`twenty one`), so the text tokenizes back into the same tokens."""
+    """`rec` in `variant` (`corpus.variants`, or a layout: `wrapped`: `wrap_record`, `flat`:
+    `flat_record`), whitespace conventions kept. Where a variant drops a mark glued between two
+    words (spaCy splits `twenty-one`), the words are written apart (`twenty one`), so the text
+    tokenizes back into the same tokens."""
     if variant == "plain":
         return rec
     if variant == WRAPPED:
         return wrap_record(rec)
+    if variant == FLAT:
+        return flat_record(rec)
     if variant in DROPS_PUNCT:
         rec = _space_infix_marks(rec)
     return tidy_layout(apply_variant(rec, variant))
@@ -496,7 +543,7 @@ def iter_text_docs(paths: Sequence[Union[str, Path]], nlp_vocab_or_tokenizer: Un
     `user_data["variant"]`. Deterministic: files in sorted order, no randomness."""
     tokenizer = as_tokenizer(nlp_vocab_or_tokenizer)
     for v in variants:
-        if v != WRAPPED:
+        if v not in LAYOUTS:
             apply_variant(DocRecord("", [], [], [], [], [], [], [], [], []), v)  # unknown names fail early
     files = iter_text_files(paths, root=root, allow_dev=allow_dev)
     for _, rec in iter_file_records(files, tokenizer, max_tokens=max_tokens, layout=layout):

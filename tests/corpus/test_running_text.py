@@ -294,3 +294,25 @@ def test_wrapped_variant_breaks_lines_inside_sentences(tok):
     assert variant_record(turns, "wrapped").words == turns.words
     docs = list(iter_text_docs([], tok, variants=["plain", "wrapped"]))  # the name is accepted
     assert docs == []
+
+
+def test_flat_variant_drops_the_layout_but_keeps_the_starts(tok):
+    """`flat`: every line break and blank line of prose becomes one space; headings keep their
+    sentence starts on the same words, the text tokenizes back into the same tokens, and a record
+    without layout or with lines (a transcript) is left as it is."""
+    from spacy_joint_sbd.corpus.running_text import record_doc
+
+    text = "Climate\n\nSpring is the best time. It is mild.\n\nRain\n\nIt rarely rains in summer.\n"
+    rec = next(text_records(text, tok, "t", max_tokens=0))
+    flat = variant_record(rec, "flat")
+    doc = record_doc(tok.vocab, flat, "flat")
+    assert "\n" not in doc.text and not any(t.is_space for t in doc)
+    plain = record_doc(tok.vocab, rec, "plain")
+    assert [t.text for t in doc if t.is_sent_start] == [t.text for t in plain if t.is_sent_start and not t.is_space]
+    assert [t.text for t in doc if t.is_sent_start][:3] == ["Climate", "Spring", "It"]
+    assert [t.text for t in tok(doc.text)] == [t.text for t in doc]
+    assert variant_record(flat, "flat") is flat
+    turns = next(text_records("So I went there and then I came back and nobody had seen it\n"
+                              "Right. And what happened then?\n", tok, "t", max_tokens=0))
+    assert variant_record(turns, "flat") is turns  # a transcript keeps its turns
+    assert list(iter_text_docs([], tok, variants=["flat"])) == []  # the name is accepted
