@@ -16,6 +16,7 @@ import typer
 from typer.core import TyperCommand
 
 from ..pipeline.newline_boundaries import MODES as NEWLINE_MODES  # registers the factory
+from ..pipeline.joint_settings import is_finite_number
 from ..pipeline.sentence_limits import check_limits
 from ..segment import DEFAULT_WINDOW_CHARS, SegmentStats
 from ..textio import STDIN, InputError, check_settings, expand_inputs, segment_files
@@ -110,6 +111,10 @@ def segment_cli(
     max_length: Optional[int] = typer.Option(None, "--max-length", metavar="N",
                                              help="cut sentences longer than N characters at their most probable "
                                                   "boundaries"),
+    sb_bias_unmarked: Optional[float] = typer.Option(None, "--sb-bias-unmarked", metavar="B",
+                                                     help="edited text: added to the score of a boundary that no . ! ? "
+                                                          "or line break precedes (< 0 splits there less; "
+                                                          "en_joint_sbd: 0; edited prose: -0.5)"),
 ) -> None:
     """Split raw text into sentences (and parse it) with a joint_sbd_parser pipeline.
 
@@ -128,6 +133,8 @@ def segment_cli(
         _check_options(fmt, newlines, encoding, pattern, batch_size, n_process, window_chars, with_parse, output,
                        overwrite)
         check_limits(threshold, max_length, None, options=True)
+        if sb_bias_unmarked is not None and not is_finite_number(sb_bias_unmarked):
+            raise ValueError(f"--sb-bias-unmarked must be a finite number, got {sb_bias_unmarked!r}")
         name, inputs = split_model_and_inputs(items, model)
         sources, problems = expand_inputs(inputs, pattern)
     except (InputError, ValueError) as e:
@@ -141,15 +148,19 @@ def segment_cli(
     except Exception as e:  # noqa: BLE001 - spaCy, confection, srsly and components raise many types
         _fail(_load_error(name, e))
     set_newlines(nlp, newlines)
-    if threshold is not None or max_length is not None:
+    if threshold is not None or max_length is not None or sb_bias_unmarked is not None:
         from ..pipeline.joint_sbd_parser import JointSBDParser
 
         joint = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, JointSBDParser)]
         if not joint:
-            _fail(f"--threshold and --max-length need a pipeline with a joint_sbd_parser; {name} has none")
+            _fail(f"--threshold, --max-length and --sb-bias-unmarked need a pipeline with a joint_sbd_parser; "
+                  f"{name} has none")
         for pipe in joint:
-            pipe.cfg["threshold"] = None if threshold is None else float(threshold)
-            pipe.cfg["max_length"] = max_length
+            if threshold is not None or max_length is not None:
+                pipe.cfg["threshold"] = None if threshold is None else float(threshold)
+                pipe.cfg["max_length"] = max_length
+            if sb_bias_unmarked is not None:
+                pipe.sb_bias_unmarked = float(sb_bias_unmarked)
 
     def run(out) -> SegmentStats:
         return segment_files(nlp, sources, out, fmt=fmt, with_parse=with_parse, encoding=encoding,

@@ -30,6 +30,7 @@ from .context_clusters import ContextClusters, with_tensor
 from .doc_encoding import UnusableExample, engine_doc, expand_parse, gold_engine_doc, set_parse
 from .joint_settings import LOAD_DEFAULTS, PREDICTION_SETTINGS, Learner, SBOracle, Setting, Update, check_settings
 from .prior_scores import PRIOR_ATTR, prior_sb_scores
+from .unmarked import unmarked_sb_scores
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -71,6 +72,7 @@ def _write_sent_start_probs(doc: Doc, probs: Sequence[float]) -> None:
         "document_level": True,
         "sb_bias": 0.0,
         "sb_bias_unpunctuated": None,
+        "sb_bias_unmarked": 0.0,
         "prior_weight": 0.0,
         "threshold": None,
         "max_length": None,
@@ -101,6 +103,7 @@ def make_joint_sbd_parser(
     max_length: Optional[int] = None,
     context_tree: bool = False,
     prior_features: bool = False,
+    sb_bias_unmarked: float = 0.0,
 ) -> "JointSBDParser":
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
 
@@ -121,6 +124,10 @@ def make_joint_sbd_parser(
     sb_bias_unpunctuated: if set, used instead of `sb_bias` for Docs without any sentence-final
         punctuation mark (speech transcripts, unpunctuated chat): a model trained on mixed text can
         need a different operating point there. None = `sb_bias` everywhere.
+    sb_bias_unmarked: added on top, in Docs with sentence-final punctuation, to SB's score at each
+        token that no sentence-final mark or line break precedes (`pipeline.unmarked`): < 0 keeps
+        edited text whole where a capitalised word follows no mark. 0 = off (web text ends
+        sentences without marks often enough that its dev set prefers 0).
     prior_weight: w ≥ 0: when an earlier component wrote boundary probabilities p
         (`doc._.boundary_probs`, e.g. `boundary_prior`), w · logit(p) is added to the score of the
         move that starts a sentence at each token (`pipeline.prior_scores`); 0 = ignore them.
@@ -147,7 +154,8 @@ def make_joint_sbd_parser(
                           learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level,
                           scorer=scorer, sb_bias=sb_bias, sb_bias_unpunctuated=sb_bias_unpunctuated,
                           context_clusters=context_clusters, prior_weight=prior_weight, threshold=threshold,
-                          max_length=max_length, context_tree=context_tree, prior_features=prior_features)
+                          max_length=max_length, context_tree=context_tree, prior_features=prior_features,
+                          sb_bias_unmarked=sb_bias_unmarked)
 
 
 @util.registry.scorers("spacy_joint_sbd.joint_scorer.v1")
@@ -160,6 +168,7 @@ class JointSBDParser(TrainablePipe):
     beam_width = Setting[int]()
     sb_bias = Setting[float]()
     sb_bias_unpunctuated = Setting[Optional[float]]()
+    sb_bias_unmarked = Setting[float]()
     prior_weight = Setting[float]()
     threshold = Setting[Optional[float]]()
     max_length = Setting[Optional[int]]()
@@ -189,13 +198,14 @@ class JointSBDParser(TrainablePipe):
         max_length: Optional[int] = None,
         context_tree: bool = False,
         prior_features: bool = False,
+        sb_bias_unmarked: float = 0.0,
     ) -> None:
         settings = check_settings(
             {"beam_width": beam_width, "update": update, "sb_oracle": sb_oracle, "learner": learner, "pa_c": pa_c,
              "attrs": attrs, "document_level": document_level, "sb_bias": sb_bias,
              "sb_bias_unpunctuated": sb_bias_unpunctuated, "prior_weight": prior_weight, "threshold": threshold,
              "max_length": max_length, "context_clusters": context_clusters, "context_tree": context_tree,
-             "prior_features": prior_features}, name)
+             "prior_features": prior_features, "sb_bias_unmarked": sb_bias_unmarked}, name)
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -298,7 +308,13 @@ class JointSBDParser(TrainablePipe):
         if level and self.cfg["prior_weight"]:
             for d, e in zip(docs, engine_docs):
                 e.sb_scores = prior_sb_scores(d, self.cfg["prior_weight"])
-        biases = [self.sb_bias_for(d) for d in docs]
+        punctuated = [has_final_punct(d) for d in docs]
+        unmarked = self.cfg.get("sb_bias_unmarked") or 0.0
+        if level and unmarked:
+            for d, e, p in zip(docs, engine_docs, punctuated):
+                if p:
+                    e.sb_scores = unmarked_sb_scores(d, unmarked, e.sb_scores)
+        biases = [self.sb_bias_for(d, p) for d, p in zip(docs, punctuated)]
         parses: List[Optional[Parse]] = [None] * len(docs)
         for bias in sorted(set(biases)):  # one engine call per operating point
             idx = [i for i, b in enumerate(biases) if b == bias]
@@ -307,12 +323,12 @@ class JointSBDParser(TrainablePipe):
                 parses[i] = parse
         return [expand_parse(d, p, level) for d, p in zip(docs, parses)]
 
-    def sb_bias_for(self, doc: Doc) -> float:
+    def sb_bias_for(self, doc: Doc, punctuated: Optional[bool] = None) -> float:
         """The SB bias used for `doc`: `sb_bias_unpunctuated` (when set) for a Doc without a
         sentence-final punctuation mark (a token made of spaCy's `Sentencizer.default_punct_chars`,
-        e.g. . ! ? 。), else `sb_bias`."""
+        e.g. . ! ? 。), else `sb_bias`. `punctuated`: `has_final_punct(doc)` if known."""
         unpunct = self.cfg.get("sb_bias_unpunctuated")
-        if unpunct is not None and not has_final_punct(doc):
+        if unpunct is not None and not (has_final_punct(doc) if punctuated is None else punctuated):
             return float(unpunct)
         return float(self.cfg.get("sb_bias", 0.0))
 
@@ -439,7 +455,8 @@ class JointSBDParser(TrainablePipe):
             raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes: {e})") from e
         self._load(cfg, lambda: super(JointSBDParser, self).from_bytes(bytes_data, exclude=exclude),
                    "not a joint_sbd_parser model: foreign or truncated bytes",
-                   keep=("sb_bias", "sb_bias_unpunctuated", "prior_weight", "threshold", "max_length"))
+                   keep=("sb_bias", "sb_bias_unpunctuated", "sb_bias_unmarked", "prior_weight", "threshold",
+                         "max_length"))
         return self
 
     def _load(self, cfg: Dict, load: Callable[[], object], problem: str,

@@ -24,14 +24,15 @@ SBOracle = Literal["early", "late"]
 Learner = Literal["pa", "perceptron"]
 LEARNERS = get_args(Learner)
 
-PREDICTION_SETTINGS = ("beam_width", "sb_bias", "sb_bias_unpunctuated", "prior_weight", "threshold", "max_length")
+PREDICTION_SETTINGS = ("beam_width", "sb_bias", "sb_bias_unpunctuated", "sb_bias_unmarked", "prior_weight", "threshold",
+                       "max_length")
 """Settings `spacy.load(..., config=...)` sets over the saved cfg (they change prediction only)."""
 TRAINING_SETTINGS = ("update", "sb_oracle", "learner", "pa_c", "attrs", "document_level", "context_clusters",
                      "context_tree", "prior_features")
 """Settings fixed once the model is trained: a saved cfg's values win over the config's."""
 SETTINGS = PREDICTION_SETTINGS + TRAINING_SETTINGS
 
-LOAD_DEFAULTS: Dict[str, Any] = {"sb_bias": 0.0, "sb_bias_unpunctuated": None, "prior_weight": 0.0,
+LOAD_DEFAULTS: Dict[str, Any] = {"sb_bias": 0.0, "sb_bias_unpunctuated": None, "sb_bias_unmarked": 0.0, "prior_weight": 0.0,
                                  "threshold": None, "max_length": None, "context_clusters": [],
                                  "context_tree": False, "prior_features": False}
 """What a cfg saved before a setting existed means by its absence (no prior, no limits, flat
@@ -93,7 +94,8 @@ def _choice(choices: Iterable[str]) -> Callable[[Any], str]:
 
 
 RULES: Dict[str, Callable[[Any], Any]] = {
-    "beam_width": _beam, "sb_bias": _bias, "sb_bias_unpunctuated": _optional_bias, "prior_weight": _weight,
+    "beam_width": _beam, "sb_bias": _bias, "sb_bias_unpunctuated": _optional_bias, "sb_bias_unmarked": _bias,
+    "prior_weight": _weight,
     "update": _choice(UPDATES), "sb_oracle": _choice(get_args(SBOracle)), "learner": _choice(LEARNERS),
     "pa_c": _positive, "document_level": _flag, "context_tree": _flag, "prior_features": _flag,
 }

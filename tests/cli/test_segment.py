@@ -255,7 +255,25 @@ def test_threshold_and_max_length_options(trained_model_dir, tmp_path):
     assert 1 <= len(sure) <= len(default)
     for option, value, message in (("--threshold", "0", "--threshold must be a probability"),
                                    ("--threshold", "1.5", "--threshold must be a probability"),
-                                   ("--max-length", "0", "--max-length must be")):
+                                   ("--max-length", "0", "--max-length must be"),
+                                   ("--sb-bias-unmarked", "nan", "--sb-bias-unmarked must be a finite number")):
         proc = run(trained_model_dir, text, option, value, check=False)
         assert proc.returncode == 1 and message in proc.stdout + proc.stderr
         assert "Traceback" not in proc.stderr
+
+
+def test_sb_bias_unmarked_option_keeps_edited_text_whole(trained_model_dir, tmp_path):
+    """A very negative --sb-bias-unmarked leaves no boundary after a bare word in punctuated text
+    (`pipeline.unmarked`) where the pipeline (saved with an eager SB bias) splits without it; the
+    words come out whole and in order either way."""
+    import spacy
+
+    eager = tmp_path / "eager"
+    spacy.load(trained_model_dir, config={"components": {"joint_sbd_parser": {"sb_bias": 3.0}}}).to_disk(eager)
+    text = tmp_path / "t.txt"
+    sentence = " ".join(["the cat sat on the mat and then it went home"] * 12)
+    text.write_text(sentence + ". The end.", encoding="utf8")
+    default = [s for s in run(eager, text).stdout.splitlines() if s]
+    whole = [s for s in run(eager, text, "--sb-bias-unmarked", "-30").stdout.splitlines() if s]
+    assert len(default) > 2 and whole == [sentence + ".", "The end."]
+    assert "".join(whole).replace(" ", "") == "".join(default).replace(" ", "")  # nothing lost or reordered

@@ -10,7 +10,8 @@ from spacy_joint_sbd.pipeline.joint_settings import (LOAD_DEFAULTS, PREDICTION_S
                                                      check_settings)
 
 BAD = [("beam_width", 0), ("beam_width", True), ("beam_width", 2.5), ("sb_bias", math.nan), ("sb_bias", "8"),
-       ("sb_bias", None), ("sb_bias_unpunctuated", math.inf), ("prior_weight", -1.0), ("threshold", 1.5),
+       ("sb_bias", None), ("sb_bias_unpunctuated", math.inf), ("sb_bias_unmarked", None), ("prior_weight", -1.0),
+       ("threshold", 1.5),
        ("max_length", 0), ("update", "beam"), ("sb_oracle", "middle"), ("learner", "svm"), ("pa_c", 0.0),
        ("attrs", ["NORM", "NOT_AN_ATTR"]), ("document_level", 1), ("context_clusters", [0]),
        ("context_tree", "yes"), ("prior_features", None)]

@@ -12,7 +12,8 @@ final marks make at least 2% of the ±40 words around it, the boundary prior's o
 that transcripts and unpunctuated stretches of mixed documents are left alone.
 
 The penalty enters where the joint parser forms its SB evidence (`prior_sb_scores`, wrapped here
-for the experiment: the library has no such setting). Each lambda splits EWT dev (the set that
+for the experiment: the library has no such setting; `sb_bias_unmarked`, a stricter one, is
+`sb_bias_unmarked.py`). Each lambda splits EWT dev (the set that
 chooses the SB biases) and GUM dev (issue 31's target) rebuilt as raw text through `segment`, in
 the layouts of `raw_documents.py`; boundary P / R / F1 as there.
 

@@ -1,0 +1,81 @@
+"""Edited text stays whole: which words would start a sentence that no mark announces (issue 31).
+
+In edited prose a sentence ends with `.`, `!`, `?` (or another of spaCy's
+`Sentencizer.default_punct_chars`), perhaps followed by a closing quote or bracket, or at a line
+break (a heading, a list item, a turn). A boundary anywhere else (`wrote in a blog post | Monday`,
+`Bottom line: | If we…`, `approached by – | I want to say`) needs syntax strong enough to
+overrule that habit. `unmarked_words` finds those places; the joint parser adds its
+`sb_bias_unmarked` (< 0: lazier) to SB's score there, in documents of the punctuated regime only
+(`has_final_punct`): unpunctuated speech has no marks to miss.
+
+Web text is different: e-mail sign-offs (`Best regards, | Debra`), URLs and list lines end
+sentences without a mark all the time, so the bias is a setting for edited text, off (0) by
+default: EWT dev, the set the default pipeline's biases are chosen on, scores best at 0.
+"""
+from typing import Dict, Optional
+
+import numpy
+from spacy.attrs import IS_SPACE, ORTH
+from spacy.pipeline import Sentencizer
+from spacy.tokens import Doc
+
+FINAL_MARKS = frozenset(Sentencizer.default_punct_chars)
+"""Characters a sentence-final mark is made of (`.`, `!`, `?`, `。`, …)."""
+CLOSERS = frozenset("\"')]}»”’›")
+"""Characters of the marks that may follow a final mark (`."`, `?)`): passed over."""
+
+WORD, MARK, SKIP = 0, 1, 2
+"""Token classes: a word, a mark that may end a sentence (or whitespace with a line break), and
+what is passed over (quotes, closing brackets, whitespace without a line break)."""
+
+_CLASSES: Dict[int, int] = {}
+_CLASSES_MAX = 100_000
+"""Each ORTH's class, remembered (bounded: a stream of novel words must not grow it forever)."""
+
+
+def _token_class(text: str, space: bool) -> int:
+    if space:
+        return MARK if ("\n" in text or "\r" in text) else SKIP
+    chars = set(text)
+    if chars <= FINAL_MARKS:
+        return MARK
+    if chars <= CLOSERS:
+        return SKIP
+    return WORD
+
+
+def unmarked_words(doc: Doc) -> numpy.ndarray:
+    """bool per token: a token (not whitespace, not the first) whose nearest token before it,
+    passing over quotes, closing brackets and spaces without a line break, is a word: neither a
+    sentence-final mark nor whitespace holding a line break."""
+    n = len(doc)
+    if n == 0:
+        return numpy.zeros((0,), dtype=bool)
+    arr = doc.to_array([ORTH, IS_SPACE]).reshape((n, 2))
+    strings = doc.vocab.strings
+    cls = numpy.empty((n,), dtype=numpy.int8)
+    for i, (orth, space) in enumerate(arr.tolist()):
+        key = orth * 2 + space
+        c = _CLASSES.get(key)
+        if c is None:
+            c = _token_class(strings[orth], bool(space))
+            if len(_CLASSES) < _CLASSES_MAX:
+                _CLASSES[key] = c
+        cls[i] = c
+    idx = numpy.arange(n)
+    last = numpy.maximum.accumulate(numpy.where(cls != SKIP, idx, -1))  # the last token not passed over, up to i
+    before = numpy.empty((n,), dtype=numpy.int64)
+    before[0] = -1
+    before[1:] = last[:-1]
+    return (before >= 0) & (cls[numpy.maximum(before, 0)] == WORD) & (arr[:, 1] == 0)
+
+
+def unmarked_sb_scores(doc: Doc, bias: float, scores: Optional[numpy.ndarray] = None) -> Optional[numpy.ndarray]:
+    """float32 SB scores of the Doc's non-space tokens (the engine's tokens, as
+    `prior_scores.prior_sb_scores`): `scores` (None = zeros) plus `bias` at `unmarked_words`."""
+    if not bias or len(doc) == 0:
+        return scores
+    space = doc.to_array([IS_SPACE]).reshape((len(doc),)).astype(bool)
+    add = bias * unmarked_words(doc)[~space]
+    out = add if scores is None else numpy.asarray(scores, dtype=numpy.float64) + add
+    return numpy.ascontiguousarray(out, dtype=numpy.float32)
