@@ -44,14 +44,16 @@ def mark_class(text: str, is_punct: bool) -> int:
     return MARK_PUNCT if is_punct else MARK_WORD
 
 
-def _density_bins(flags: numpy.ndarray, window: int, cuts: Sequence[float]) -> numpy.ndarray:
+def _density_bins(flags: numpy.ndarray, window: int, cuts: Sequence[float],
+                  segments: Optional[Tuple[numpy.ndarray, numpy.ndarray]] = None) -> numpy.ndarray:
     """For each position, the share of `flags` in the window of ±`window` positions, binned:
-    0 if none, else 1 + the number of `cuts` it reaches."""
+    0 if none, else 1 + the number of `cuts` it reaches. `segments`: (start, end) per position,
+    the [start, end) span the window may not leave (a paragraph); None: the whole sequence."""
     m = len(flags)
     cs = numpy.concatenate([[0], numpy.cumsum(flags, dtype=numpy.int64)])
     j = numpy.arange(m)
-    lo = numpy.maximum(0, j - window)
-    hi = numpy.minimum(m, j + window + 1)
+    lo = numpy.maximum(0 if segments is None else segments[0], j - window)
+    hi = numpy.minimum(m if segments is None else segments[1], j + window + 1)
     count = cs[hi] - cs[lo]
     share = count / (hi - lo)
     out = numpy.where(count > 0, 1, 0).astype(numpy.uint64)
@@ -67,6 +69,18 @@ FULL_SHARE = 0.8
 REGULAR_SHARE = 0.6
 """The neighbourhood is regular (hard-wrapped) when this share of its lines is full."""
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def paragraph_spans(gap: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """(start, end) per token: the [start, end) positions of its paragraph, a paragraph starting at
+    position 0 and at every token after a blank line (`gap` == 2: the line breaks before it)."""
+    m = len(gap)
+    first = gap == 2
+    if m:
+        first[0] = True
+    starts = numpy.flatnonzero(first)
+    which = numpy.cumsum(first) - 1
+    return starts[which], numpy.append(starts[1:], m)[which]
 
 
 def line_codes(text: str, offsets: numpy.ndarray) -> numpy.ndarray:
@@ -114,18 +128,25 @@ class BoundaryModel:
 
     n_rows: hash buckets (4 bytes each to predict, 8 to train). window: tokens either side for
     the regime columns. lines: read how full the line before a single line break is
-    (`line_codes`; False for models saved before it, which never learnt those features). Scores
-    are log-odds; `platt` = (a, b) maps them to calibrated probabilities σ(a·s + b)."""
+    (`line_codes`; False for models saved before it, which never learnt those features).
+    paragraphs: the regime windows stop at blank lines (`paragraph_spans`), so that a paragraph
+    without punctuation or case inside a punctuated document (a transcript quoted in an e-mail)
+    reads as what it is; a setting, not saved with the weights. Scores are log-odds; `platt` =
+    (a, b) maps them to calibrated probabilities σ(a·s + b)."""
 
-    def __init__(self, n_rows: int = DEFAULT_N_ROWS, window: int = DEFAULT_WINDOW, lines: bool = True):
+    def __init__(self, n_rows: int = DEFAULT_N_ROWS, window: int = DEFAULT_WINDOW, lines: bool = True,
+                 paragraphs: bool = False):
         if not isinstance(n_rows, int) or n_rows < 1:
             raise ValueError(f"n_rows must be a positive int, got {n_rows!r}")
         if not isinstance(window, int) or isinstance(window, bool) or window < 1:
             raise ValueError(f"window must be a positive int, got {window!r}")
         if not isinstance(lines, bool):
             raise ValueError(f"lines must be a bool, got {lines!r}")
+        if not isinstance(paragraphs, bool):
+            raise ValueError(f"paragraphs must be a bool, got {paragraphs!r}")
         self.window = window
         self.lines = lines
+        self.paragraphs = paragraphs
         self.weights = HashedWeights(n_rows, 1)
         self.platt: Tuple[float, float] = (1.0, 0.0)
         self._lex: Dict[int, Tuple[int, int]] = {}
@@ -175,8 +196,9 @@ class BoundaryModel:
         marks = numpy.fromiter((x[0] for x in lex), dtype=numpy.uint64, count=m)
         upper = numpy.fromiter((x[1] for x in lex), dtype=numpy.uint64, count=m)
         out[:, 5] = marks
-        out[:, 6] = _density_bins(marks == MARK_FINAL, self.window, (0.02, 0.05))
-        out[:, 7] = _density_bins(upper.astype(bool), self.window, (0.04,))
+        spans = paragraph_spans(out[:, 4]) if self.paragraphs and (out[1:, 4] == 2).any() else None
+        out[:, 6] = _density_bins(marks == MARK_FINAL, self.window, (0.02, 0.05), spans)
+        out[:, 7] = _density_bins(upper.astype(bool), self.window, (0.04,), spans)
         return out, pos
 
     @staticmethod

@@ -36,6 +36,9 @@ def train_prior_cli(
     head_every: int = typer.Option(4, "--head-every", help="the context head learns from every k-th training document"),
     head_epochs: int = typer.Option(4, "--head-epochs", help="Adam passes of the context head"),
     head_hidden: int = typer.Option(128, "--head-hidden", help="hidden units of the context head"),
+    paragraph_windows: bool = typer.Option(False, "--paragraph-windows",
+                                           help="regime windows stop at blank lines, in training and in the "
+                                                "saved component (boundary_prior's paragraph_windows)"),
 ) -> None:
     """Train a `boundary_prior` on punctuated running text (sentence starts derived from its
     punctuation and layout, `text-docs`), calibrate it on held-out documents and save it as a
@@ -67,7 +70,7 @@ def train_prior_cli(
             nlp = spacy.blank("en", vocab=source.vocab)
         else:
             nlp = spacy.blank("en")
-        pipe = nlp.add_pipe("boundary_prior", config={"model": {"n_rows": n_rows}})
+        pipe = nlp.add_pipe("boundary_prior", config={"model": {"n_rows": n_rows}, "paragraph_windows": paragraph_windows})
         docs = _docs(sources, nlp, split_list(variants) or ["plain"], every_file, treebank_weight)
         start = time.process_time()
         train, held = encode_docs(pipe.boundary_model, tqdm(docs, desc="encode", unit="doc", mininterval=5),
@@ -88,6 +91,7 @@ def train_prior_cli(
             srsly.write_json(tmp / "prior_training.json", {**stats, "variants": variants, "lr": lr, "seed": seed,
                                                            "every_file": every_file,
                                                            "treebank_weight": treebank_weight,
+                                                           "paragraph_windows": paragraph_windows,
                                                            "sources": [p.name for p in sources]})
     msg.good(f"{output}: boundary_prior, {stats['train_cpu_s']:.0f} CPU s of SGD, Platt {stats['platt']}")
 

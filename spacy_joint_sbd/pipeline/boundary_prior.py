@@ -56,17 +56,22 @@ if not Token.has_extension("boundary_prob"):
     "boundary_prior",
     assigns=[f"doc._.{DOC_PROBS}"],
     default_config={"model": DEFAULT_PRIOR_MODEL, "window": DEFAULT_WINDOW, "learn_rate": 0.1,
-                    "pos_weight": 1.0, "threshold": 0.5,
+                    "pos_weight": 1.0, "threshold": 0.5, "paragraph_windows": False,
                     "scorer": {"@scorers": "spacy_joint_sbd.boundary_prior_scorer.v1"}},
     default_score_weights={"prior_f": 1.0, "prior_p": 0.0, "prior_r": 0.0},
 )
 def make_boundary_prior(nlp: Language, name: str, model: Model, window: int, learn_rate: float,
-                        pos_weight: float, threshold: float, scorer: Optional[Callable]) -> "BoundaryPriorPipe":
+                        pos_weight: float, threshold: float, scorer: Optional[Callable],
+                        paragraph_windows: bool = False) -> "BoundaryPriorPipe":
     """window: tokens either side measured for the punctuation/case regime of a gap.
     learn_rate, pos_weight: SGD step and the weight of a sentence start in the loss (training).
-    threshold: the probability at which the scorer counts a predicted boundary."""
+    threshold: the probability at which the scorer counts a predicted boundary.
+    paragraph_windows: those regime windows stop at blank lines (`BoundaryModel`'s `paragraphs`),
+    for mixed documents (a transcript quoted in a punctuated e-mail). A prediction setting: the
+    config's value wins over a saved model's."""
     return BoundaryPriorPipe(nlp.vocab, model, name, window=window, learn_rate=learn_rate,
-                             pos_weight=pos_weight, threshold=threshold, scorer=scorer)
+                             pos_weight=pos_weight, threshold=threshold, scorer=scorer,
+                             paragraph_windows=paragraph_windows)
 
 
 @util.registry.scorers("spacy_joint_sbd.boundary_prior_scorer.v1")
@@ -102,7 +107,7 @@ class BoundaryPriorPipe(WeightsPipe):
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "boundary_prior", *,
                  window: int = DEFAULT_WINDOW, learn_rate: float = 0.1, pos_weight: float = 1.0,
-                 threshold: float = 0.5, scorer: Optional[Callable] = None):
+                 threshold: float = 0.5, scorer: Optional[Callable] = None, paragraph_windows: bool = False):
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -112,11 +117,26 @@ class BoundaryPriorPipe(WeightsPipe):
                 raise ValueError(f"[{name}] {key} must be a positive number, got {v!r}")
         if not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or not 0 <= threshold <= 1:
             raise ValueError(f"[{name}] threshold must be a number in [0, 1], got {threshold!r}")
+        if not isinstance(paragraph_windows, bool):
+            raise ValueError(f"[{name}] paragraph_windows must be true or false, got {paragraph_windows!r}")
         self.cfg: Dict = {"window": window, "learn_rate": float(learn_rate), "pos_weight": float(pos_weight),
-                          "threshold": float(threshold), "platt": [1.0, 0.0], "blend": None, "lines": True}
-        self.boundary_model = BoundaryModel(model.attrs["n_rows"], window)
+                          "threshold": float(threshold), "platt": [1.0, 0.0], "blend": None, "lines": True,
+                          "paragraph_windows": paragraph_windows}
+        self.boundary_model = BoundaryModel(model.attrs["n_rows"], window, paragraphs=paragraph_windows)
         self.context_head: Optional[ContextHead] = None
         """The optional MLP over `Doc.tensor` (`set_context_head`); None: n-grams only."""
+
+    @property
+    def paragraph_windows(self) -> bool:
+        """Whether the regime windows stop at blank lines (the factory's `paragraph_windows`)."""
+        return self.cfg["paragraph_windows"]
+
+    @paragraph_windows.setter
+    def paragraph_windows(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise ValueError(f"[{self.name}] paragraph_windows must be true or false, got {value!r}")
+        self.cfg["paragraph_windows"] = value
+        self.boundary_model.paragraphs = value
 
     def set_context_head(self, head: Optional[ContextHead], coef: Optional[List[float]] = None) -> None:
         """Use `head` with the blend coefficients (a, b, c): P = σ(a·ngram + b·head + c); None
@@ -132,7 +152,8 @@ class BoundaryPriorPipe(WeightsPipe):
         """A fresh model (the examples are only validated: the model has no labels to learn)."""
         validate_examples(list(get_examples())[:1], "BoundaryPriorPipe.initialize")
         self.cfg["lines"] = True
-        self.boundary_model = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"])
+        self.boundary_model = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"],
+                                            paragraphs=self.paragraph_windows)
 
     def predict(self, docs: Iterable[Doc]) -> List[numpy.ndarray]:
         return [self._probs(doc) for doc in docs]
@@ -254,7 +275,7 @@ class BoundaryPriorPipe(WeightsPipe):
         if not isinstance(cfg, dict) or "platt" not in cfg or "window" not in cfg:
             raise ValueError(f"[{self.name}] truncated or foreign cfg (no platt/window)")
         load()
-        bm = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"])
+        bm = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"], paragraphs=self.paragraph_windows)
         try:
             bm.set_state({"W": self.model.get_param("W"), "window": cfg["window"], "platt": cfg["platt"],
                           "lines": cfg.get("lines", False)},  # saved before line codes: without them

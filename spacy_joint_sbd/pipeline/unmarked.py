@@ -1,6 +1,6 @@
 """Edited text stays whole: which words would start a sentence that no mark announces (issue 31).
 
-In edited prose a sentence ends with `.`, `!`, `?` (or another of spaCy's
+In edited prose a sentence ends with `.`, `!`, `?`, `…` (or another of spaCy's
 `Sentencizer.default_punct_chars`), perhaps followed by a closing quote or bracket, or at a line
 break (a heading, a list item, a turn). A boundary anywhere else (`wrote in a blog post | Monday`,
 `Bottom line: | If we…`, `approached by – | I want to say`) needs syntax strong enough to
@@ -15,50 +15,44 @@ default: EWT dev, the set the default pipeline's biases are chosen on, scores be
 from typing import Dict, Optional
 
 import numpy
-from spacy.attrs import IS_SPACE, ORTH
-from spacy.pipeline import Sentencizer
+from spacy.attrs import IS_PUNCT, IS_SPACE, ORTH
 from spacy.tokens import Doc
 
-FINAL_MARKS = frozenset(Sentencizer.default_punct_chars)
-"""Characters a sentence-final mark is made of (`.`, `!`, `?`, `。`, …)."""
-CLOSERS = frozenset("\"')]}»”’›")
-"""Characters of the marks that may follow a final mark (`."`, `?)`): passed over."""
+from ..boundary.model import MARK_CLOSER, MARK_FINAL, mark_class
 
 WORD, MARK, SKIP = 0, 1, 2
-"""Token classes: a word, a mark that may end a sentence (or whitespace with a line break), and
-what is passed over (quotes, closing brackets, whitespace without a line break)."""
+"""Token classes: a word (or a mark that cannot end a sentence: `,`, `:`, `–`), what may end a
+sentence (a sentence-final mark as the boundary prior knows them, `boundary.model.mark_class`, or
+whitespace holding a line break), and what is passed over (closing quotes and brackets, whitespace
+without a line break)."""
 
 _CLASSES: Dict[int, int] = {}
 _CLASSES_MAX = 100_000
-"""Each ORTH's class, remembered (bounded: a stream of novel words must not grow it forever)."""
+"""Each (ORTH, IS_SPACE)'s class, remembered (bounded: a stream of novel words must not grow it forever)."""
 
 
-def _token_class(text: str, space: bool) -> int:
+def _token_class(text: str, space: bool, punct: bool) -> int:
     if space:
         return MARK if ("\n" in text or "\r" in text) else SKIP
-    chars = set(text)
-    if chars <= FINAL_MARKS:
-        return MARK
-    if chars <= CLOSERS:
-        return SKIP
-    return WORD
+    mark = mark_class(text, punct)
+    return MARK if mark == MARK_FINAL else SKIP if mark == MARK_CLOSER else WORD
 
 
 def unmarked_words(doc: Doc) -> numpy.ndarray:
     """bool per token: a token (not whitespace, not the first) whose nearest token before it,
-    passing over quotes, closing brackets and spaces without a line break, is a word: neither a
-    sentence-final mark nor whitespace holding a line break."""
+    passing over closing quotes and brackets and spaces without a line break, is a word or a mark
+    that cannot end a sentence: neither a sentence-final mark nor whitespace holding a line break."""
     n = len(doc)
     if n == 0:
         return numpy.zeros((0,), dtype=bool)
-    arr = doc.to_array([ORTH, IS_SPACE]).reshape((n, 2))
+    arr = doc.to_array([ORTH, IS_SPACE, IS_PUNCT]).reshape((n, 3))
     strings = doc.vocab.strings
     cls = numpy.empty((n,), dtype=numpy.int8)
-    for i, (orth, space) in enumerate(arr.tolist()):
+    for i, (orth, space, punct) in enumerate(arr.tolist()):
         key = orth * 2 + space
         c = _CLASSES.get(key)
         if c is None:
-            c = _token_class(strings[orth], bool(space))
+            c = _token_class(strings[orth], bool(space), bool(punct))
             if len(_CLASSES) < _CLASSES_MAX:
                 _CLASSES[key] = c
         cls[i] = c

@@ -60,6 +60,24 @@ def test_regimes_tell_punctuated_from_bare_text(nlp):
     assert (punct[:, 7] > 0).all() and (bare[:, 7] == 0).all()  # cased words
 
 
+def test_paragraph_windows_stop_the_regime_at_blank_lines(nlp):
+    """A bare paragraph inside a punctuated document reads as bare text with `paragraphs`; without
+    it the punctuated paragraphs around it set its regime. No blank line: the same columns."""
+    text = "It rained. We stayed in.\n\nso then we went home and slept\n\nThe cat slept. Then it stopped."
+    doc = nlp(text)
+    wide, pos = BoundaryModel(1 << 10).encode(doc)
+    narrow, _ = BoundaryModel(1 << 10, paragraphs=True).encode(doc)
+    bare = numpy.asarray([doc[int(i)].idx in range(text.index("so"), text.index("\n\nThe")) for i in pos])
+    assert " ".join(doc[int(i)].text for i in pos[bare]) == "so then we went home and slept"
+    assert (wide[bare, 6] > 0).all() and (wide[bare, 7] > 0).all()
+    assert (narrow[bare, 6] == 0).all() and (narrow[bare, 7] == 0).all()
+    assert numpy.array_equal(wide[:, :6], narrow[:, :6]) and numpy.array_equal(wide[:, 8:], narrow[:, 8:])
+    flat = nlp(text.replace("\n\n", " "))
+    assert numpy.array_equal(BoundaryModel(1 << 10).encode(flat)[0], BoundaryModel(1 << 10, paragraphs=True).encode(flat)[0])
+    with pytest.raises(ValueError, match="paragraphs must be a bool"):
+        BoundaryModel(1 << 10, paragraphs=1)
+
+
 def test_gold_moves_a_start_on_whitespace_to_the_next_word(nlp):
     doc = Doc(nlp.vocab, words=["a", "\n\n", "b", "c"], spaces=[False, False, True, False])
     bm = BoundaryModel(1 << 10)

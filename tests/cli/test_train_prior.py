@@ -38,6 +38,13 @@ def test_train_prior_on_text(tmp_path):
     assert proc.returncode == 0, proc.stderr + proc.stdout
     counted = srsly.read_json(share / "prior_training.json")
     assert 0 < counted["train_tokens"] + counted["held_out_tokens"] < stats["train_tokens"] + stats["held_out_tokens"]
+    assert spacy.load(share).get_pipe("boundary_prior").paragraph_windows is False
+    para = tmp_path / "para"
+    proc = run("train-prior", src, "--output", para, "--epochs", "1", "--n-rows", "65536", "--every-file", "3",
+               "--paragraph-windows")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert srsly.read_json(para / "prior_training.json")["paragraph_windows"] is True
+    assert spacy.load(para).get_pipe("boundary_prior").paragraph_windows is True  # saved with the component
     nlp = spacy.load(out)
     doc = nlp("We walked to the harbour. Nobody was there")
     probs = doc._.get(DOC_PROBS)

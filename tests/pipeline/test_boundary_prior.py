@@ -63,6 +63,27 @@ def test_bad_settings():
             nlp.add_pipe("boundary_prior", name=f"p{len(nlp.pipe_names)}", config=cfg)
 
 
+def test_paragraph_windows_is_a_prediction_setting_the_config_sets(prior_nlp, tmp_path):
+    """Off as trained; `spacy.load(..., config=...)` or the attribute turns it on; it changes the
+    probabilities of a document with blank lines only, and a bad value is a one-line error."""
+    prior_nlp.to_disk(tmp_path / "m")
+    text = "We went home. It was late.\n\nso then we slept and the cat slept too\n\nThe end. Really."
+    flat = text.replace("\n\n", " ")
+    off = spacy.load(tmp_path / "m")
+    on = spacy.load(tmp_path / "m", config={"components": {"boundary_prior": {"paragraph_windows": True}}})
+    assert off.get_pipe("boundary_prior").paragraph_windows is False
+    assert on.get_pipe("boundary_prior").paragraph_windows is True
+    assert not numpy.array_equal(on(text)._.get(DOC_PROBS), off(text)._.get(DOC_PROBS))
+    assert numpy.array_equal(on(flat)._.get(DOC_PROBS), off(flat)._.get(DOC_PROBS))
+    pipe = off.get_pipe("boundary_prior")
+    pipe.paragraph_windows = True
+    assert numpy.array_equal(off(text)._.get(DOC_PROBS), on(text)._.get(DOC_PROBS))
+    with pytest.raises(ValueError, match=r"^\[boundary_prior\] paragraph_windows must be true or false, got 'yes'$"):
+        pipe.paragraph_windows = "yes"
+    with pytest.raises(ValueError, match="paragraph_windows"):
+        spacy.blank("en").add_pipe("boundary_prior", config={"paragraph_windows": 2})
+
+
 def test_prior_sb_scores_leave_out_whitespace():
     nlp = spacy.blank("en")
     doc = Doc(nlp.vocab, words=["a", "\n", "b", "c"], spaces=[False, False, True, False])

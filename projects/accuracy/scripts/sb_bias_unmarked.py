@@ -13,47 +13,32 @@ the value with the best mean F1 over EWT dev's layouts, as the default pipeline'
 
     python scripts/sb_bias_unmarked.py ../../assets/ud results/full/sb_bias_unmarked.json
 """
-import io
+import functools
 import json
 from pathlib import Path
 from typing import Dict
 
 import typer
-from raw_documents import LAYOUTS, layout, score
-
-from spacy_joint_sbd.corpus.raw_text import raw_documents
-from spacy_joint_sbd.corpus.raw_text import span_starts as starts_of
+from raw_documents import LAYOUTS, layout, rule_splitters, score, segment_starts, set_summary, treebank_documents
 
 SETS = {"EWT dev": "en_ewt/dev.conllu", "GUM dev": "en_gum/dev.conllu", "EWT test": "en_ewt/test.conllu"}
 
 
 def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", help="the joint pipeline"),
          biases: str = typer.Option("0,-0.25,-0.5,-1,-2", help="values, comma-separated (0 = as shipped)")) -> None:
-    import nupunkt
-    import pysbd
     import spacy
 
-    from spacy_joint_sbd.segment import segment_stream
-
     grid = [float(x) for x in biases.split(",") if x.strip()]
-    found = {name: ud_dir / rel for name, rel in SETS.items() if (ud_dir / rel).exists()}
-    if not found:
-        raise SystemExit(f"no treebank of {list(SETS.values())} under {ud_dir} (run the root project's `data`)")
+    sets = treebank_documents(ud_dir, SETS)
     nlp = spacy.load(model)
     parser = nlp.get_pipe("joint_sbd_parser")
     shipped = parser.sb_bias_unmarked
-    seg = pysbd.Segmenter(language="en", clean=False, char_span=True)
-    peers = {"pysbd": lambda t: starts_of(((s.start, s.end) for s in seg.segment(t)), t),
-             "nupunkt": lambda t: starts_of((span for _, span in nupunkt.sent_spans_with_text(t)), t)}
-
-    def joint(text: str):
-        return starts_of(((s.start_char, s.end_char) for s in segment_stream(nlp, io.StringIO(text))), text)
-
+    peers = rule_splitters()
+    joint = functools.partial(segment_starts, nlp)
     report: Dict = {"model": Path(model).name if Path(model).exists() else model, "shipped": shipped,
                     "biases": grid, "sets": {}}
-    for name, path in found.items():
-        docs = [d for d in raw_documents(path) if d.text.strip()]
-        report["sets"][name] = {"documents": len(docs), "gold_boundaries": sum(len(d.gold) - 1 for d in docs)}
+    for name, docs in sets.items():
+        report["sets"][name] = set_summary(docs)
         for lay in LAYOUTS:
             texts = [layout(d.text, lay) for d in docs]
             row = report["sets"][name].setdefault(lay, {})

@@ -19,19 +19,17 @@ the layouts of `raw_documents.py`; boundary P / R / F1 as there.
 
     python scripts/unmarked_gap.py ../../assets/ud results/full/unmarked_gap.json
 """
-import io
+import functools
 import json
 from pathlib import Path
 from typing import Dict, List, Optional
 
 import numpy
 import typer
-from raw_documents import layout, score
+from raw_documents import layout, score, segment_starts, set_summary, treebank_documents
 
 from spacy_joint_sbd.boundary import BoundaryModel
 from spacy_joint_sbd.boundary.model import DEFAULT_WINDOW, MARK_WORD
-from spacy_joint_sbd.corpus.raw_text import raw_documents
-from spacy_joint_sbd.corpus.raw_text import span_starts as starts_of
 
 SETS = {"EWT dev": "en_ewt/dev.conllu", "GUM dev": "en_gum/dev.conllu"}
 LAYOUTS = ("paragraphs", "wrapped", "flat")
@@ -74,24 +72,16 @@ def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", h
          penalties: str = typer.Option("0,0.25,0.5,1,2", help="lambdas, comma-separated (0 = the pipeline as shipped)")) -> None:
     import spacy
 
-    from spacy_joint_sbd.segment import segment_stream
-
     grid = [float(x) for x in penalties.split(",") if x.strip()]
-    found = {name: ud_dir / rel for name, rel in SETS.items() if (ud_dir / rel).exists()}
-    if not found:
-        raise SystemExit(f"no treebank of {list(SETS.values())} under {ud_dir} (run the root project's `data`)")
+    sets = treebank_documents(ud_dir, SETS)
     penalty = [0.0]
     with_penalty(penalty)
     nlp = spacy.load(model)
-
-    def run(text: str):
-        return starts_of(((s.start_char, s.end_char) for s in segment_stream(nlp, io.StringIO(text))), text)
-
+    run = functools.partial(segment_starts, nlp)
     report: Dict = {"model": Path(model).name if Path(model).exists() else model, "window": DEFAULT_WINDOW,
                     "region_cut": REGION_CUT, "penalties": grid, "sets": {}}
-    for name, path in found.items():
-        docs = [d for d in raw_documents(path) if d.text.strip()]
-        report["sets"][name] = {"documents": len(docs), "gold_boundaries": sum(len(d.gold) - 1 for d in docs)}
+    for name, docs in sets.items():
+        report["sets"][name] = set_summary(docs)
         for lay in LAYOUTS:
             texts = [layout(d.text, lay) for d in docs]
             for lam in grid:

@@ -325,3 +325,19 @@ def test_unmarked_gaps_only_after_a_word_in_punctuated_text():
     assert flagged == ["saw", "it", ".", "went", "home", "then", "we", "ate", ".", "said", "hi"]
     assert not unmarked_gaps(nlp("i saw it we went home then we ate he said hi there")).any()
     assert not unmarked_gaps(nlp("Hello")).any()
+
+
+def test_mixed_documents_star_every_other_paragraph_and_keep_the_gold_on_its_words():
+    from mixed_documents import mix, region_counts
+
+    text = 'He left. "Why?" she asked.\n\nThen it rained - hard. We stayed.\n\nThe end.'
+    gold = [0, 9, 28, 51, 63]
+    assert [text[g:g + 2] for g in gold] == ["He", '"W', "Th", "We", "Th"]
+    mixed, new_gold, regions = mix(text, gold, star_parity=1)
+    assert mixed == 'He left. "Why?" she asked.\n\nthen it rained hard we stayed\n\nThe end.'
+    assert [mixed[g:g + 4] for g in new_gold] == ["He l", '"Why', "then", "we s", "The "]
+    assert [r[2] for r in regions] == [False, True, False]
+    assert all(mixed[a:b].strip() == mixed[a:b] for a, b, _ in regions)
+    counts = region_counts(new_gold, {0, 9, 28, mixed.index("hard")}, regions)  # a false start at "hard"
+    assert counts[True] == [0, 1, 1] and counts[False] == [1, 0, 0]  # paragraph starts are not counted
+    assert mix(text, gold, star_parity=0)[0].startswith("he left why she asked\n\nThen it rained - hard.")
