@@ -117,12 +117,10 @@ class BoundaryPriorPipe(WeightsPipe):
                 raise ValueError(f"[{name}] {key} must be a positive number, got {v!r}")
         if not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or not 0 <= threshold <= 1:
             raise ValueError(f"[{name}] threshold must be a number in [0, 1], got {threshold!r}")
-        if not isinstance(paragraph_windows, bool):
-            raise ValueError(f"[{name}] paragraph_windows must be true or false, got {paragraph_windows!r}")
         self.cfg: Dict = {"window": window, "learn_rate": float(learn_rate), "pos_weight": float(pos_weight),
-                          "threshold": float(threshold), "platt": [1.0, 0.0], "blend": None, "lines": True,
-                          "paragraph_windows": paragraph_windows}
-        self.boundary_model = BoundaryModel(model.attrs["n_rows"], window, paragraphs=paragraph_windows)
+                          "threshold": float(threshold), "platt": [1.0, 0.0], "blend": None, "lines": True}
+        self.boundary_model = BoundaryModel(model.attrs["n_rows"], window)
+        self.paragraph_windows = paragraph_windows  # checked once, by the setter
         self.context_head: Optional[ContextHead] = None
         """The optional MLP over `Doc.tensor` (`set_context_head`); None: n-grams only."""
 
