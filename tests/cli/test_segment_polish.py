@@ -137,6 +137,16 @@ def test_usage_and_help_read_like_a_cli(capsys, monkeypatch):
         assert needle in text, needle
 
 
+def test_help_paragraphs_wrap_at_the_terminal_not_at_the_source_lines(capsys, monkeypatch):
+    """Typer keeps a docstring's single line breaks after its first paragraph: on a wide terminal
+    the formats paragraph came out cut at the source's columns ("... as spaces), a" / "blank line")."""
+    monkeypatch.setenv("COLUMNS", "250")
+    lines = [" ".join(line.split()) for line in run_here(capsys, "--help").stdout.splitlines()]
+    assert any("lines: one sentence per line (its line breaks shown as spaces), a blank line between inputs. jsonl:"
+               in line for line in lines)
+    assert any("each jsonl record also has tokens" in line and "-1 for the root" in line for line in lines)
+
+
 def test_offsets_are_exact_for_every_newline_convention_from_files_and_stdin(rules_model, tmp_path):
     """`\n`, `\r\n` and a lone `\r` (old Mac files): the same records from a file and from stdin, whose
     offsets index the text (stdin was read with newline translation: one short per `\r\n`)."""
