@@ -9,7 +9,9 @@ import pytest
 from blas_threads import blas_threads, in_thread, two_blas_threads  # noqa: F401 (a fixture)
 
 from spacy_joint_sbd.learn import kmeans as kmeans_module
+from spacy_joint_sbd.learn.blas import single_threaded_blas
 from spacy_joint_sbd.learn.kmeans import CentroidTable, nearest_in_sets
+
 
 @pytest.fixture(scope="module")
 def table() -> CentroidTable:
@@ -82,3 +84,17 @@ def test_two_threads_never_multiply_at_once(two_blas_threads, table, monkeypatch
     ones = [1] * len(blas_threads())
     assert seen == {"a": [ones], "b": [ones]}
     assert set(blas_threads()) == {2}
+
+
+@pytest.mark.parametrize("n", [1, 40, 700])
+def test_one_product_gives_the_distances_of_the_two_step_formula(table, n):
+    """`[x, 1] @ CentroidTable.scaled` (the norms inside the product) picks the centroids that
+    `(x @ ct) * -2 + norms` picks, on vectors of a tok2vec's scale and on ties made on purpose."""
+    rng = numpy.random.RandomState(n)
+    x = rng.randn(n, 96).astype(numpy.float32) * 3
+    x[0] = table.ct[:, 20]  # a centroid itself: distance 0 beside its neighbours
+    with single_threaded_blas():
+        d = (x @ table.ct) * numpy.float32(-2.0) + table.norms
+    expected = numpy.stack([d[:, a:b].argmin(1) for a, b in table.bounds], axis=1)
+    assert numpy.array_equal(nearest_in_sets(x, table), expected)
+    assert nearest_in_sets(x[:1], table)[0, 1] == 20 - 16
