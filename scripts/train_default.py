@@ -141,6 +141,9 @@ def main() -> None:
     ap.add_argument("--tok2vec-depth", type=int, default=None,
                     help="keep only the first N encoder layers of that tok2vec (cheaper context: "
                          "spacy_joint_sbd.pipeline.tok2vec_depth); default: all of them")
+    ap.add_argument("--n-rows", type=int, default=None,
+                    help="rows of the joint parser's hashed weight table (default: the component's, 131,072; "
+                         "fewer rows fit a smaller cache but collide more)")
     ap.add_argument("--prior", type=Path, default=None,
                     help="a boundary_prior pipeline (train-prior) that never saw the training documents: its "
                          "probabilities become parser features (prior_features)")
@@ -152,6 +155,8 @@ def main() -> None:
     args = ap.parse_args()
     if not (0 <= args.star and 0 <= args.partial and args.star + args.partial <= 1):
         ap.error("--star and --partial must be shares that add up to at most 1")
+    if args.n_rows is not None and args.n_rows < 1:
+        ap.error(f"--n-rows must be a positive number of rows, got {args.n_rows}")
     try:
         context = [int(k) for k in args.context_clusters.split(",") if k.strip()]
     except ValueError:
@@ -189,6 +194,8 @@ def main() -> None:
     items = [(v, i) for v in VARIANTS for i, d in enumerate(by_variant[v]) if d is not None]
     parser_cfg = {"beam_width": args.beam, "update": args.update, "learner": args.learner, "context_clusters": context,
                   "context_tree": bool(context) and args.context_tree, "prior_features": args.prior is not None}
+    if args.n_rows is not None:
+        parser_cfg["model"] = {"@architectures": "spacy_joint_sbd.HashedPerceptron.v1", "n_rows": args.n_rows}
     if source is not None:
         add_truncated_tok2vec(nlp, source, args.tok2vec_depth)
         t0 = time.time()

@@ -16,7 +16,8 @@ def default_model(sample_path, tmp_path_factory):
     out = tmp_path_factory.mktemp("default")
     cmd = [sys.executable, str(ROOT / "scripts/train_default.py"), str(sample_path), "--dev", str(sample_path),
            "--out", str(out / "model"), "--metrics", str(out / "train.json"), "--epochs", "2", "--beam", "2",
-           "--folds", "3", "--tagger-epochs", "2", "--limit", "12", "--context-clusters", "4,16", "--eval-from", "2"]
+           "--folds", "3", "--tagger-epochs", "2", "--limit", "12", "--context-clusters", "4,16", "--eval-from", "2",
+           "--n-rows", "4096"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return out
@@ -26,6 +27,9 @@ def test_trains_a_loadable_pipeline_with_its_own_tagger(default_model):
     nlp = spacy.load(default_model / "model")
     assert nlp.pipe_names == ["tok2vec", "perceptron_tagger", "joint_sbd_parser"]
     assert nlp.get_pipe("joint_sbd_parser").cfg["context_clusters"] == [4, 16]
+    # --n-rows sizes the parser's hashed table, saved in the config it loads from
+    assert nlp.get_pipe("joint_sbd_parser").model.get_param("W").shape[0] == 4096
+    assert nlp.config["components"]["joint_sbd_parser"]["model"]["n_rows"] == 4096
     # the tagger reads the parser's clusters (one set of columns per doc, shared)
     tagger = nlp.get_pipe("perceptron_tagger")
     assert tagger.clusters.fingerprint == nlp.get_pipe("joint_sbd_parser").clusters.fingerprint
@@ -60,3 +64,9 @@ def test_curves_follow_the_knob(default_model, sample_path, tmp_path):
     assert knob[-1]["recall"] > lazy["recall"] and knob[-1]["precision"] < lazy["precision"]
     assert sum(b["n"] for b in data["reliability"]) > 0
     assert all(0.0 <= b["mean_prob"] <= 1.0 for b in data["reliability"])
+
+
+def test_n_rows_must_be_positive(sample_path, tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts/train_default.py"), str(sample_path), "--dev", str(sample_path), "--n-rows", "0",
+                           "--out", str(tmp_path / "m")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "--n-rows must be a positive number of rows, got 0" in proc.stderr
