@@ -54,6 +54,7 @@ from spacy_joint_sbd.corpus import DocRecord
 from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.variants import apply_variant
+from spacy_joint_sbd.pipeline.joint_sbd_parser import DEFAULT_MODEL
 from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
 from spacy_joint_sbd.pipeline.tok2vec_depth import add_truncated_tok2vec, check_depth
 from spacy_joint_sbd.scoring import score_records
@@ -142,8 +143,8 @@ def main() -> None:
                     help="keep only the first N encoder layers of that tok2vec (cheaper context: "
                          "spacy_joint_sbd.pipeline.tok2vec_depth); default: all of them")
     ap.add_argument("--n-rows", type=int, default=None,
-                    help="rows of the joint parser's hashed weight table (default: the component's, 131,072; "
-                         "fewer rows fit a smaller cache but collide more)")
+                    help=f"rows of the joint parser's hashed weight table (default: the component's, "
+                         f"{DEFAULT_MODEL['n_rows']:,}; fewer rows fit a smaller cache but collide more)")
     ap.add_argument("--prior", type=Path, default=None,
                     help="a boundary_prior pipeline (train-prior) that never saw the training documents: its "
                          "probabilities become parser features (prior_features)")
@@ -195,7 +196,7 @@ def main() -> None:
     parser_cfg = {"beam_width": args.beam, "update": args.update, "learner": args.learner, "context_clusters": context,
                   "context_tree": bool(context) and args.context_tree, "prior_features": args.prior is not None}
     if args.n_rows is not None:
-        parser_cfg["model"] = {"@architectures": "spacy_joint_sbd.HashedPerceptron.v1", "n_rows": args.n_rows}
+        parser_cfg["model"] = {**DEFAULT_MODEL, "n_rows": args.n_rows}  # the component's model, resized
     if source is not None:
         add_truncated_tok2vec(nlp, source, args.tok2vec_depth)
         t0 = time.time()

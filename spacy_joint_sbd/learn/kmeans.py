@@ -72,8 +72,8 @@ def nearest_in_sets(x: numpy.ndarray, table: CentroidTable) -> numpy.ndarray:
     Euclidean distance) within each set of `table`. Rows with NaN or infinity get 0 everywhere.
 
     Distances are ‖c‖² − 2·x·c, each block's in float32 by one product (`CentroidTable.scaled`),
-    in blocks of at most `BLOCK` values; blocks of fewer than `SINGLE_THREAD_ROWS` rows (a Doc at prediction time) are
-    multiplied with BLAS on one thread, whatever the environment says. The distances' last bits
+    in blocks of at most `BLOCK` values; blocks of fewer than `SINGLE_THREAD_ROWS` rows (a Doc at
+    prediction time) are multiplied with BLAS on one thread, whatever the environment says. The distances' last bits
     depend on BLAS's thread count (OpenBLAS partitions the product differently), so the limit also
     makes the assignment of such blocks independent of the environment's thread count."""
     x = numpy.asarray(x, dtype=numpy.float32)

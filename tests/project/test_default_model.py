@@ -67,6 +67,7 @@ def test_curves_follow_the_knob(default_model, sample_path, tmp_path):
 
 
 def test_n_rows_must_be_positive(sample_path, tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts/train_default.py"), str(sample_path), "--dev", str(sample_path), "--n-rows", "0",
-                           "--out", str(tmp_path / "m")], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts/train_default.py"), str(sample_path),
+                           "--dev", str(sample_path), "--n-rows", "0", "--out", str(tmp_path / "m")],
+                          capture_output=True, text=True)
     assert proc.returncode == 2 and "--n-rows must be a positive number of rows, got 0" in proc.stderr
