@@ -1,5 +1,5 @@
-"""Load an installed pipeline BY NAME from an unrelated folder and split a speech-like paragraph
-with `segment` (what a user does right after set-up)."""
+"""Load an installed pipeline BY NAME from an unrelated folder (its meta carrying the scores of its
+model card) and split a speech-like paragraph with `segment` (what a user does right after set-up)."""
 import os
 import subprocess
 import sys
@@ -12,7 +12,8 @@ TEXT = ("so i went to the store yesterday they had no milk left i asked the cler
 def main() -> None:
     name = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
-        code = f"import spacy; nlp = spacy.load({name!r}); print(nlp.pipe_names, nlp.meta['name'], nlp.meta['version'])"
+        code = (f"import spacy; nlp = spacy.load({name!r}); perf = nlp.meta['performance']; "
+                "print(nlp.pipe_names, nlp.meta['name'], nlp.meta['version'], 'EWT test F1', round(100 * perf['sents_f'], 2))")
         subprocess.run([sys.executable, "-c", code], cwd=tmp, check=True)
         out = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", "segment", "-"], cwd=tmp, check=True,
                              input=TEXT, capture_output=True, text=True, env=dict(os.environ)).stdout
