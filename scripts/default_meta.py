@@ -34,6 +34,15 @@ TEXT_SOURCES: List[Dict[str, str]] = [
      "url": "https://github.com/nltk/nltk_data", "license": "public domain"},
 ]
 """The running text the boundary prior reads (projects/speech's asset list names the commits)."""
+TREEBANK_SOURCES: Dict[str, Dict[str, str]] = {
+    "corpus/en_ewt/train.spacy": {"name": "UD English-EWT train", "license": "CC BY-SA 4.0",
+                                  "url": "https://github.com/UniversalDependencies/UD_English-EWT"},
+    "corpus/en_gum/train.spacy": {"name": "UD English-GUM train", "license": "CC BY-NC-SA 4.0",
+                                  "url": "https://github.com/UniversalDependencies/UD_English-GUM"},
+    "corpus/en_atis/train.spacy": {"name": "UD English-Atis train", "license": "CC BY-SA 4.0",
+                                   "url": "https://github.com/UniversalDependencies/UD_English-Atis"},
+}
+"""The training files `scripts/train_default.py` names in the pipeline's meta, as their treebanks."""
 
 
 def _read(path: Path) -> Dict:
@@ -42,10 +51,19 @@ def _read(path: Path) -> Dict:
     return srsly.read_json(path)
 
 
+def _scores(path: Path) -> Dict[str, float]:
+    """The `KEYS` of one set's scores; SystemExit naming the file and the key if one is not a number."""
+    got = _read(path)
+    bad = [k for k in KEYS if not isinstance(got.get(k), (int, float)) or isinstance(got.get(k), bool)]
+    if bad:
+        raise SystemExit(f"default_meta: {path} has no number for {', '.join(bad)}")
+    return {k: float(got[k]) for k in KEYS}
+
+
 def make_meta(model_meta: Dict, report: Path) -> Dict:
     """The meta.json overrides of the pipeline whose own meta is `model_meta`, from `report`."""
     metrics = report / "metrics"
-    scores = {name: _read(metrics / f"{name}.json") for name in SETS}
+    scores = {name: _scores(metrics / f"{name}.json") for name in SETS}
     chosen = _read(metrics / "prior.json").get("chosen")
     if not isinstance(chosen, dict) or not {"prior_weight", "sb_bias", "sb_bias_unpunctuated"} <= set(chosen):
         raise SystemExit(f"default_meta: {metrics / 'prior.json'} has no dev choice of prior_weight, sb_bias "
@@ -53,16 +71,18 @@ def make_meta(model_meta: Dict, report: Path) -> Dict:
     settings = {k: round(float(chosen[k]), 4) for k in ("prior_weight", "sb_bias", "sb_bias_unpunctuated")}
     headline = scores[HEADLINE]
     performance: Dict = {k: headline[k] for k in KEYS}
-    performance["sets"] = {name: {k: s.get(k) for k in KEYS} for name, s in scores.items()}
+    performance["sets"] = scores
     rows = "\n".join(f"| {name} | {100 * s['sents_p']:.2f} | {100 * s['sents_r']:.2f} | {100 * s['sents_f']:.2f} | "
                      f"{100 * s['dep_las']:.2f} |" for name, s in scores.items())
+    own = str(model_meta.get("description") or "").strip().rstrip(".")
     description = (
-        f"{model_meta.get('description', '').rstrip('.')}. The joint parser also reads a boundary_prior: "
+        f"{own or 'Sentence boundaries and dependency trees predicted jointly over whole documents'}. "
+        "The joint parser also reads a boundary_prior: "
         "a hashed n-gram model of sentence starts trained on the treebanks and on punctuated running text "
         "(books, meeting transcripts, conversation, task dialogues, speeches) in plain, star and hard-wrapped "
         f"variants, added to the SB move's score with weight {settings['prior_weight']}. newline_boundaries "
         "makes blank lines boundaries. One pipeline for punctuated and unpunctuated English "
-        "(speech transcripts, chat, lower-cased text).")
+        "(e.g. speech transcripts, lower-cased text).")
     notes = (
         "Boundary precision, recall and F1 at the token level (each document's first token excluded) and "
         "LAS, on whole documents from gold tokens with the pipeline's own tags; star = lower-cased with "
@@ -71,7 +91,8 @@ def make_meta(model_meta: Dict, report: Path) -> Dict:
         f"Chosen on dev (EWT dev, EWT dev*, AMI dev*): prior_weight {settings['prior_weight']}, sb_bias "
         f"{settings['sb_bias']}, sb_bias_unpunctuated {settings['sb_bias_unpunctuated']}. The licence of GUM "
         "(CC BY-NC-SA 4.0) applies to the model.")
-    sources = list(model_meta.get("sources") or []) + TEXT_SOURCES
+    sources = [TREEBANK_SOURCES.get(src.get("name"), src) if isinstance(src, dict) else {"name": str(src)}
+               for src in model_meta.get("sources") or []] + TEXT_SOURCES
     return {"description": description, "performance": performance, "notes": notes, "sources": sources}
 
 
