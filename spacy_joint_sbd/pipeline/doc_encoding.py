@@ -174,19 +174,27 @@ def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
     return doc
 
 
-def set_parse(doc: Doc, parse: Parse, labels: LabelSet) -> None:
+def label_hashes(strings, labels: LabelSet) -> numpy.ndarray:
+    """(len(labels) + 1,) uint64: the StringStore ids of the labels' spaCy names, then of
+    `SPACE_LABEL` last, so that label id -1 indexes it; the names are added to `strings`."""
+    names = [to_spacy_dep(lab) for lab in labels.labels] + [SPACE_LABEL]
+    return numpy.asarray([strings.add(name) for name in names], dtype=numpy.uint64)
+
+
+def set_parse(doc: Doc, parse: Parse, labels: LabelSet, hashes: Optional[numpy.ndarray] = None) -> None:
     """Write a parse (heads, labels, sentence starts) onto the Doc in one `Doc.from_array`;
-    label id -1 stands for `SPACE_LABEL` (whitespace tokens, `expand_parse`)."""
+    label id -1 stands for `SPACE_LABEL` (whitespace tokens, `expand_parse`). `hashes`:
+    `label_hashes(doc.vocab.strings, labels)`, made once for a batch of Docs sharing the vocab."""
     n = len(doc)
     if n == 0:
         return
-    strings = doc.vocab.strings
-    label_hashes = [strings.add(to_spacy_dep(lab)) for lab in labels.labels] + [strings.add(SPACE_LABEL)]
+    if hashes is None:
+        hashes = label_hashes(doc.vocab.strings, labels)
     idx = numpy.arange(n, dtype=numpy.int64)
     heads = numpy.where(parse.heads < 0, idx, parse.heads.astype(numpy.int64))
     arr = numpy.zeros((n, 3), dtype=numpy.uint64)
     arr[:, 0] = (heads - idx).astype(numpy.uint64)  # HEAD is relative, two's complement
-    arr[:, 1] = numpy.asarray([label_hashes[i] for i in parse.labels], dtype=numpy.uint64)
+    arr[:, 1] = hashes[numpy.asarray(parse.labels, dtype=numpy.int64)]
     arr[:, 2] = numpy.where(parse.sent_starts, 1, -1).astype(numpy.int64).astype(numpy.uint64)
     arr[0, 2] = 1
     doc.from_array([HEAD, DEP, SENT_START], arr)

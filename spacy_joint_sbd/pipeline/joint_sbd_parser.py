@@ -27,7 +27,7 @@ from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, Parse, TransitionParser, n_classes_for
 from . import calibration, sentence_limits
 from .context_clusters import ContextClusters, with_tensor
-from .doc_encoding import UnusableExample, engine_doc, expand_parse, gold_engine_doc, set_parse
+from .doc_encoding import UnusableExample, engine_doc, expand_parse, gold_engine_doc, label_hashes, set_parse
 from .joint_settings import LOAD_DEFAULTS, PREDICTION_SETTINGS, Learner, SBOracle, Setting, Update, check_settings
 from .prior_scores import PRIOR_ATTR, prior_sb_scores
 from .unmarked import unmarked_sb_scores
@@ -335,6 +335,7 @@ class JointSBDParser(TrainablePipe):
     def set_annotations(self, docs: Iterable[Doc], parses: List[Parse]) -> None:
         labels = self.parser.labels
         coefs = self.cfg.get("calibration")
+        strings, hashes = None, None  # the labels' string ids: once per batch (per vocab), not per Doc
         for doc, parse in zip(docs, parses):
             probs = parse.sent_start_probs if self.cfg["document_level"] else None
             if probs is not None and coefs and len(doc):
@@ -343,7 +344,10 @@ class JointSBDParser(TrainablePipe):
                 probs = calibration.calibrated_probs(doc, parse.sent_starts, probs, coef, presets)
             if probs is not None and (self.cfg.get("threshold") is not None or self.cfg.get("max_length") is not None):
                 parse = self._limit(doc, parse, probs)
-            set_parse(doc, parse, labels)
+            if doc.vocab.strings is not strings:
+                strings = doc.vocab.strings
+                hashes = label_hashes(strings, labels)
+            set_parse(doc, parse, labels, hashes)
             if probs is not None:
                 _write_sent_start_probs(doc, probs.tolist())
 
