@@ -37,8 +37,9 @@ def nearest(x: numpy.ndarray, centroids: numpy.ndarray) -> numpy.ndarray:
 
 class CentroidTable:
     """Several centroid sets stacked for assignment: one (d, Σk) float32 matrix and the squared
-    norms of its columns, computed once, so that a block of vectors is compared with every
-    centroid of every set in one matrix product (no per-call norm recomputation).
+    norms of its columns, computed once (no per-call norm recomputation), and each set's columns
+    as a matrix of its own (`parts`), so that a block of vectors is compared with every centroid
+    of a set in one matrix product.
 
     `scaled` holds −2·centroids over a last row of the squared norms: `[x, 1] @ scaled` is
     ‖c‖² − 2·x·c in the product itself, sparing two passes over the (rows × Σk) distances
@@ -65,13 +66,17 @@ class CentroidTable:
         ends = numpy.cumsum([len(c) for c in sets])
         self.bounds: List[Tuple[int, int]] = [(int(e - len(c)), int(e)) for c, e in zip(sets, ends)]
         """Each set's [start, end) column range."""
+        self.parts: List[numpy.ndarray] = [numpy.ascontiguousarray(self.scaled[:, a:b]) for a, b in self.bounds]
+        """`scaled`'s columns of each set, each contiguous: one product per set gives each set's
+        distances as a contiguous (rows, k) array, whose argmin needs no copy (a column range of
+        the whole product did: a third of the assignment's time went to those copies)."""
 
 
 def nearest_in_sets(x: numpy.ndarray, table: CentroidTable) -> numpy.ndarray:
     """(n, number of sets) int64: for each row of `x`, the index of its nearest centroid (squared
     Euclidean distance) within each set of `table`. Rows with NaN or infinity get 0 everywhere.
 
-    Distances are ‖c‖² − 2·x·c, each block's in float32 by one product (`CentroidTable.scaled`),
+    Distances are ‖c‖² − 2·x·c, each block's in float32 by one product per set (`CentroidTable.parts`),
     in blocks of at most `BLOCK` values; blocks of fewer than `SINGLE_THREAD_ROWS` rows (a Doc at
     prediction time) are multiplied with BLAS on one thread, whatever the environment says. The distances' last bits
     depend on BLAS's thread count (OpenBLAS partitions the product differently), so the limit also
@@ -97,9 +102,9 @@ float32 range (3.4e38) overflows, not even with −2·c and the norm inside the 
 pass that maps non-finite distances is skipped."""
 
 
-def _product(block: numpy.ndarray, ct: numpy.ndarray) -> numpy.ndarray:
-    """`block @ ct`: the one BLAS call of the assignment (a seam for the tests)."""
-    return block @ ct
+def _product(block: numpy.ndarray, cts: Sequence[numpy.ndarray]) -> List[numpy.ndarray]:
+    """`block @ ct` for each matrix of `cts`: the BLAS calls of one block (a seam for the tests)."""
+    return [block @ ct for ct in cts]
 
 
 def _with_ones(block: numpy.ndarray) -> numpy.ndarray:
@@ -117,15 +122,16 @@ def _assign(x: numpy.ndarray, table: CentroidTable, rows: int, out: numpy.ndarra
         with numpy.errstate(invalid="ignore", over="ignore"):
             lengths = numpy.sqrt(numpy.einsum("ij,ij->i", block, block))
             safe = bool(numpy.isfinite(lengths).all() and float(lengths.max()) * table.max_norm < _SAFE_PRODUCT)
-            if safe:  # every vector of a tok2vec: one product, ‖c‖² − 2·x·c
-                d = _product(_with_ones(block), table.scaled)
+            if safe:  # every vector of a tok2vec: one product per set, ‖c‖² − 2·x·c
+                parts = _product(_with_ones(block), table.parts)
             else:  # rows this long or not finite: −2·x·c could overflow where x·c does not
-                d = _product(block, table.ct)
+                d = _product(block, [table.ct])[0]
                 d *= -2.0
                 d += table.norms
                 d[~numpy.isfinite(d)] = numpy.inf  # only such rows can make a non-finite distance
-        for j, (a, b) in enumerate(table.bounds):
-            out[s:s + rows, j] = numpy.argmin(d[:, a:b], axis=1)
+                parts = [d[:, a:b] for a, b in table.bounds]
+        for j, dist in enumerate(parts):
+            out[s:s + rows, j] = numpy.argmin(dist, axis=1)
         out[s:s + rows][~numpy.isfinite(block).all(axis=1)] = 0
 
 

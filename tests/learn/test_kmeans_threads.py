@@ -20,10 +20,10 @@ def table() -> CentroidTable:
 
 
 def recording_product(seen: Dict[str, List[List[int]]]):
-    """A `_product` that records, per calling thread, the BLAS thread counts during the product."""
-    def product(block, ct):
+    """A `_product` that records, per calling thread, the BLAS thread counts during a block's products."""
+    def product(block, cts):
         seen.setdefault(threading.current_thread().name, []).append(blas_threads())
-        return block @ ct
+        return [block @ ct for ct in cts]
     return product
 
 
@@ -62,13 +62,13 @@ def test_two_threads_never_multiply_at_once(two_blas_threads, table, monkeypatch
     b_started, b_inside = threading.Event(), threading.Event()
     overlapped: List[bool] = []
 
-    def product(block, ct):
+    def product(block, cts):
         if threading.current_thread().name == "a":
             assert b_started.wait(10)
             overlapped.append(b_inside.wait(0.5))  # set only if b got in while a is inside
         else:
             b_inside.set()
-        return record(block, ct)
+        return record(block, cts)
 
     monkeypatch.setattr(kmeans_module, "_product", product)
     x = numpy.ones((5, 96), dtype=numpy.float32)
