@@ -37,11 +37,11 @@ def nearest(x: numpy.ndarray, centroids: numpy.ndarray) -> numpy.ndarray:
 
 class CentroidTable:
     """Several centroid sets stacked for assignment: one (d, Σk) float32 matrix and the squared
-    norms of its columns, computed once (no per-call norm recomputation), and each set's columns
-    as a matrix of its own (`parts`), so that a block of vectors is compared with every centroid
-    of a set in one matrix product.
+    norms of its columns, computed once (no per-call norm recomputation), and each set as a
+    matrix of its own (`parts`), so that a block of vectors is compared with every centroid of a
+    set in one matrix product.
 
-    `scaled` holds −2·centroids over a last row of the squared norms: `[x, 1] @ scaled` is
+    Each of `parts` holds −2·centroids over a last row of the squared norms: `[x, 1] @ part` is
     ‖c‖² − 2·x·c in the product itself, sparing two passes over the (rows × Σk) distances
     (about a fifth of the assignment's time on long documents). Scaling by −2 is exact, and the
     norm is the product's last term, added once to the finished dot product: the same distances
@@ -58,18 +58,17 @@ class CentroidTable:
         self.norms: numpy.ndarray = (stacked * stacked).sum(1)
         """(Σk,) float32 squared norms (summed as `nearest` always did: same distances)."""
         with numpy.errstate(over="ignore", invalid="ignore"):
-            self.scaled: numpy.ndarray = numpy.ascontiguousarray(
-                numpy.vstack([self.ct * numpy.float32(-2.0), self.norms[None, :]]), dtype=numpy.float32)
-        """(d + 1, Σk): −2·`ct` over the row of `norms`, for `[x, 1] @ scaled`."""
+            scaled = numpy.vstack([self.ct * numpy.float32(-2.0), self.norms[None, :]]).astype(numpy.float32, copy=False)
         self.max_norm: float = float(numpy.sqrt(self.norms.max())) if self.norms.max() < 1e36 else numpy.inf
         """The longest centroid's length: with it, rows short enough cannot overflow a distance."""
         ends = numpy.cumsum([len(c) for c in sets])
         self.bounds: List[Tuple[int, int]] = [(int(e - len(c)), int(e)) for c, e in zip(sets, ends)]
         """Each set's [start, end) column range."""
-        self.parts: List[numpy.ndarray] = [numpy.ascontiguousarray(self.scaled[:, a:b]) for a, b in self.bounds]
-        """`scaled`'s columns of each set, each contiguous: one product per set gives each set's
-        distances as a contiguous (rows, k) array, whose argmin needs no copy (a column range of
-        the whole product did: a third of the assignment's time went to those copies)."""
+        self.parts: List[numpy.ndarray] = [numpy.ascontiguousarray(scaled[:, a:b]) for a, b in self.bounds]
+        """(d + 1, k) per set: −2·centroids over the row of their squared norms, for `[x, 1] @ part`.
+        Each contiguous: one product per set gives each set's distances as a contiguous (rows, k)
+        array, whose argmin needs no copy (a column range of one product over every set did: a
+        third of the assignment's time went to those copies)."""
 
 
 def nearest_in_sets(x: numpy.ndarray, table: CentroidTable) -> numpy.ndarray:
@@ -108,7 +107,7 @@ def _product(block: numpy.ndarray, cts: Sequence[numpy.ndarray]) -> List[numpy.n
 
 
 def _with_ones(block: numpy.ndarray) -> numpy.ndarray:
-    """`block` with a last column of ones, for the product with `CentroidTable.scaled`."""
+    """`block` with a last column of ones, for the products with `CentroidTable.parts`."""
     out = numpy.empty((len(block), block.shape[1] + 1), dtype=numpy.float32)
     out[:, :-1] = block
     out[:, -1] = 1.0

@@ -88,7 +88,7 @@ def test_two_threads_never_multiply_at_once(two_blas_threads, table, monkeypatch
 
 @pytest.mark.parametrize("n", [1, 40, 700])
 def test_one_product_gives_the_distances_of_the_two_step_formula(table, n):
-    """`[x, 1] @ CentroidTable.scaled` (the norms inside the product) picks the centroids that
+    """`[x, 1] @ part` for each of `CentroidTable.parts` (the norms inside the product) picks the centroids that
     `(x @ ct) * -2 + norms` picks, on vectors of a tok2vec's scale and on ties made on purpose."""
     rng = numpy.random.RandomState(n)
     x = rng.randn(n, 96).astype(numpy.float32) * 3
