@@ -5,12 +5,13 @@ never sees them: it parses the words only, so no whitespace token can head a wor
 a move, and `SpacePlan` puts them back into the parse by fixed rules. (The alternative, a per-token
 space flag in the validity of SB / LEFTARC / RIGHTARC, would add dead-end states to the transition
 system and change the features of the words around each space.) Whatever whitespace follows a
-closing bracket or quote, the mark stays with the sentence it closes (`forbid_closing_starts`).
+closing bracket or quote, the mark stays with the sentence it closes, and so does a numbered
+citation after it, `… computer. [1] The latter …` (`forbid_closing_starts`).
 """
 from typing import Sequence
 
 import numpy
-from spacy.attrs import IS_SPACE, ORTH, SPACY
+from spacy.attrs import IS_DIGIT, IS_SPACE, ORTH, SPACY
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 
@@ -121,6 +122,27 @@ def closing_marks(doc: Doc) -> numpy.ndarray:
     return _member(arr[:, 0], _BRACKET_IDS) | (_member(arr[:, 0], _QUOTE_IDS) & glued & spaced)
 
 
+def citation_marks(doc: Doc) -> numpy.ndarray:
+    """Which tokens of `doc` belong to a numbered citation that closes the text before it: `[`, a
+    number, `]` (`… on your computer. [1] The latter …`, wikiHow's and Wikipedia's references),
+    except where a line break comes right before the `[` (a reference list's `[1] Smith, J.`).
+    The `[` and the number are marked; the `]` is a closing bracket already (`closing_marks`)."""
+    n = len(doc)
+    out = numpy.zeros((n,), dtype=bool)
+    if n < 4:
+        return out
+    arr = doc.to_array([ORTH, IS_DIGIT]).reshape((n, 2))
+    opens = numpy.flatnonzero(arr[1:-2, 0] == _OPEN_BRACKET_ID) + 1
+    for i in opens.tolist():
+        if not arr[i + 1, 1] or arr[i + 2, 0] != _CLOSE_BRACKET_ID:
+            continue
+        before = doc[i - 1]
+        if before.is_space and ("\n" in before.text or "\r" in before.text):
+            continue
+        out[i:i + 2] = True
+    return out
+
+
 def _member(values: numpy.ndarray, ids: numpy.ndarray) -> numpy.ndarray:
     """`numpy.isin(values, ids)` for a handful of ids: one comparison per id, without isin's
     sorting (which costs more than the rest of the parser's bookkeeping on a short text)."""
@@ -132,8 +154,8 @@ def _member(values: numpy.ndarray, ids: numpy.ndarray) -> numpy.ndarray:
 
 def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
     """`presets` (the engine's int8: 1 forced, 0 forbidden, -1 predicted) with the predicted ones
-    set to forbidden at `closing_marks`: the mark stays with the sentence it closes. Forced
-    boundaries stay forced.
+    set to forbidden at `closing_marks` and `citation_marks`: the mark stays with the sentence it
+    closes. Forced boundaries stay forced.
 
     Why (issue 31): spaCy's tokenizer counts only " " as a token's trailing space, so a closing `"`
     followed by a line break or a tab looks like an opening quote glued to the next word to
@@ -142,7 +164,7 @@ def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
     if len(doc) < 2:
         return presets
     out = presets.copy()
-    out[closing_marks(doc) & (out == -1)] = 0
+    out[(closing_marks(doc) | citation_marks(doc)) & (out == -1)] = 0
     return out
 
 
@@ -167,4 +189,5 @@ def closing_quote_tags(doc: Doc, attrs: numpy.ndarray, names: Sequence[str]) -> 
 
 _BRACKET_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_BRACKETS)], dtype=numpy.uint64)
 _QUOTE_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_QUOTES)], dtype=numpy.uint64)
+_OPEN_BRACKET_ID, _CLOSE_BRACKET_ID = numpy.uint64(hash_string("[")), numpy.uint64(hash_string("]"))
 _OPENING_TAG, _CLOSING_TAG = numpy.uint64(hash_string("``")), numpy.uint64(hash_string("''"))

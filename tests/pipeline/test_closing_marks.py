@@ -1,5 +1,6 @@
 """Quotes and brackets stay with the sentence they close, whatever whitespace follows (issue 31
-item 3: a closing `"` before a line break was moved to the start of the next sentence)."""
+item 3: a closing `"` before a line break was moved to the start of the next sentence), and so do
+numbered citations after them (`computer. [1] The latter`: a sentence `[1]` of its own)."""
 import itertools
 
 import pytest
@@ -8,7 +9,7 @@ from spacy.strings import hash_string
 from spacy.tokens import Doc
 
 from spacy_joint_sbd.pipeline.doc_encoding import doc_attrs, doc_presets, engine_doc
-from spacy_joint_sbd.pipeline.whitespace import closing_quote_tags, forbid_closing_starts
+from spacy_joint_sbd.pipeline.whitespace import citation_marks, closing_quote_tags, forbid_closing_starts
 
 PAIRS = {'"': '"', "'": "'", ")": "(", "]": "[", "}": "{", "”": "“", "’": "‘", "»": "«"}
 WHITESPACE = [" ", "\n", "\n\n", "\r\n", "\t"]
@@ -101,3 +102,37 @@ def test_closing_quotes_read_with_the_closing_tag(trained_nlp, ws):
     assert fixed[5, 1] == hash_string("''") and fixed[2, 1] == hash_string("``")
     assert doc[5].tag_ == "``"  # the Doc keeps what the tagger said
     assert engine_doc(doc, names).attrs[5, 1] == hash_string("''")
+
+
+@pytest.mark.parametrize("ws", [" ", "  ", "\t"])
+def test_a_citation_stays_with_the_sentence_before_it(eager, ws):
+    """`… computer. [1] The latter …` (wikiHow, Wikipedia): the eager parser splits after the
+    citation, never before it or inside it."""
+    doc = eager(f"Keep a list on your computer.{ws}[1] The latter option is easier.")
+    opening = next(t for t in doc if t.text == "[")
+    assert not doc[opening.i].is_sent_start and not doc[opening.i + 1].is_sent_start
+    assert doc[opening.i].sent.text.rstrip().endswith("." + ws + "[1]"), [s.text for s in doc.sents]
+    assert next(t for t in doc if t.text == "The").is_sent_start
+
+
+@pytest.mark.parametrize("text,marked", [
+    ("It is easy. [12] Then go.", ["[", "12"]),
+    ("It is easy [3].", ["[", "3"]),
+    ("It is easy.\n[1] Smith, J. A book.", []),        # a reference list: the line break decides
+    ("It is easy.\n\n[1] Smith, J. A book.", []),
+    ("It is easy. [a] Then go.", []),                   # not a number
+    ("It is easy. [1, 2] Then go.", []),                # not one number: left to the parser
+    ("[1] It is easy.", []),                            # the document's first token
+    ("It is easy. [1", []),
+])
+def test_citation_marks(trained_nlp, text, marked):
+    doc = trained_nlp.make_doc(text)
+    assert [t.text for t, m in zip(doc, citation_marks(doc)) if m] == marked, [t.text for t in doc]
+
+
+def test_a_forced_citation_stays_forced(trained_nlp):
+    doc = trained_nlp.make_doc("It is easy. [12] Then go.")
+    opening = next(t for t in doc if t.text == "[")
+    opening.is_sent_start = True
+    presets = forbid_closing_starts(doc, doc_presets(doc))
+    assert presets[opening.i] == 1 and presets[opening.i + 1] == 0
