@@ -85,6 +85,7 @@ cdef class SparseUpdate:
             raise RuntimeError("cannot update weights inside use_averages()")
         if weights.n_rows != self.n_rows or weights.n_classes != self.n_classes:
             raise ValueError("SparseUpdate and HashedWeights shapes differ")
+        weights.materialize()
         cdef int i
         cdef uint64_t key
         for i in range(self.length):

@@ -1,10 +1,11 @@
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint16_t, uint64_t
 from libc.string cimport memset
 
 
 cdef extern from *:
     """
     #include <stdint.h>
+    #include <string.h>
     #if defined(__GNUC__) || defined(__clang__)
     #define SJS_PREFETCH(p) __builtin_prefetch((const void*)(p), 0, 1)
     #else
@@ -65,18 +66,110 @@ cdef extern from *:
             for (k = 0; k < 8; k++) _mm256_maskstore_ps(out + c0 + 8 * k, lanes[k], acc[k]);
         }
     }
+    static int sjs_f16c = -1;
+    static int sjs_has_f16c(void) {
+        if (sjs_f16c < 0) {
+            __builtin_cpu_init();
+            sjs_f16c = (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) ? 1 : 0;
+        }
+        return sjs_f16c;
+    }
+    static void sjs_set_f16c(int on) { sjs_f16c = on ? -1 : 0; }
+    /* The same row sums over a half-precision table (IEEE binary16, converted exactly to float
+       with F16C): half the bytes per row, the scores bit for bit those of the float table holding
+       the same values. Columns in chunks of 8; the last chunk of a row (nc % 8 columns) is copied
+       into a local buffer, so that no load reads past the row. */
+    __attribute__((target("avx2,f16c")))
+    static inline __m256 sjs_half8(const uint16_t* p) {
+        return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)p));
+    }
+    __attribute__((target("avx2,f16c")))
+    static void sjs_sum_half_rows_avx2(const uint16_t* H, uint64_t n_rows, int nc,
+                                       const uint64_t* feats, int n, float* out) {
+        /* Blocks of 64 columns (8 registers); a last block of fewer full chunks of 8, and the
+           last nc % 8 columns summed in a register of their own over the row's last 8 columns
+           (a load that never leaves the row; nc >= 8), of which only those columns are kept. */
+        const uint64_t mask = n_rows - 1;
+        const int pow2 = (n_rows & mask) == 0;
+        const int full = nc / 8, rest = nc % 8;
+        int c0, i, k, j;
+        for (i = 0; i < n && i < 8; i++) {
+            const uint16_t* ahead = H + (pow2 ? feats[i] & mask : feats[i] % n_rows) * (uint64_t)nc;
+            for (j = 0; j < nc; j += 32) SJS_PREFETCH(ahead + j);
+            SJS_PREFETCH(ahead + nc - 1);
+        }
+        for (c0 = 0; c0 < full; c0 += 8) {
+            const int chunks = full - c0 < 8 ? full - c0 : 8;
+            const int last = c0 + 8 >= full;
+            const int tail = last && rest;
+            __m256 acc[8], acc_tail = _mm256_setzero_ps();
+            for (k = 0; k < 8; k++) acc[k] = _mm256_setzero_ps();
+            for (i = 0; i < n; i++) {
+                if (c0 == 0 && i + 8 < n) {
+                    const uint16_t* ahead = H + (pow2 ? feats[i + 8] & mask : feats[i + 8] % n_rows)
+                                                * (uint64_t)nc;
+                    for (j = 0; j < nc; j += 32) SJS_PREFETCH(ahead + j);
+                    SJS_PREFETCH(ahead + nc - 1);
+                }
+                const uint16_t* row = H + (pow2 ? feats[i] & mask : feats[i] % n_rows) * (uint64_t)nc;
+                if (chunks == 8) {
+                    for (k = 0; k < 8; k++) acc[k] = _mm256_add_ps(acc[k], sjs_half8(row + 8 * (c0 + k)));
+                } else {
+                    for (k = 0; k < chunks; k++) acc[k] = _mm256_add_ps(acc[k], sjs_half8(row + 8 * (c0 + k)));
+                }
+                if (tail) acc_tail = _mm256_add_ps(acc_tail, sjs_half8(row + nc - 8));
+            }
+            for (k = 0; k < chunks; k++) _mm256_storeu_ps(out + 8 * (c0 + k), acc[k]);
+            if (tail) {
+                float t[8];
+                _mm256_storeu_ps(t, acc_tail);
+                for (j = 8 - rest; j < 8; j++) out[nc - 8 + j] = t[j];
+            }
+        }
+    }
     #else
+    static int sjs_has_f16c(void) { return 0; }
+    static void sjs_set_f16c(int on) { (void)on; }
+    static void sjs_sum_half_rows_avx2(const uint16_t* H, uint64_t n_rows, int nc, const uint64_t* feats,
+                                       int n, float* out) { (void)H; (void)n_rows; (void)nc; (void)feats; (void)n; (void)out; }
     static int sjs_has_avx2(void) { return 0; }
     static void sjs_set_avx2(int on) { (void)on; }
     static void sjs_sum_rows_avx2(const float* W, uint64_t n_rows, int nc, const uint64_t* feats,
                                   int n, float* out) { (void)W; (void)n_rows; (void)nc; (void)feats; (void)n; (void)out; }
     #endif
+
+    /* binary16 -> float, exactly, without F16C (the portable path). */
+    static inline float sjs_half_to_float(uint16_t h) {
+        uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+        uint32_t exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu, bits;
+        if (exp == 0) {
+            if (man == 0) {
+                bits = sign;
+            } else {  /* subnormal: normalise */
+                exp = 127 - 15 + 1;
+                while ((man & 0x400u) == 0) { man <<= 1; exp--; }
+                bits = sign | (exp << 23) | ((man & 0x3FFu) << 13);
+            }
+        } else if (exp == 0x1F) {
+            bits = sign | 0x7F800000u | (man << 13);
+        } else {
+            bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+        }
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        return f;
+    }
     """
     void SJS_PREFETCH(const void* p) noexcept nogil
     int sjs_has_avx2() noexcept nogil
     void sjs_set_avx2(int on) noexcept nogil
     void sjs_sum_rows_avx2(const float* W, uint64_t n_rows, int nc, const uint64_t* feats, int n,
                            float* out) noexcept nogil
+    int sjs_has_f16c() noexcept nogil
+    void sjs_set_f16c(int on) noexcept nogil
+    void sjs_sum_half_rows_avx2(const uint16_t* H, uint64_t n_rows, int nc, const uint64_t* feats,
+                                int n, float* out) noexcept nogil
+    float sjs_half_to_float(uint16_t h) noexcept nogil
 
 cdef enum:
     PREFETCH_AHEAD = 8
@@ -120,6 +213,29 @@ cdef inline void score_table(const float* W, uint64_t n_rows, int n_classes, con
             out[c] += row[c]
 
 
+cdef inline void score_half_table(const uint16_t* H, uint64_t n_rows, int n_classes,
+                                  const uint64_t* feats, int n, float* out) noexcept nogil:
+    """`score_table` over a half-precision (binary16) table: the same sums, bit for bit, as the
+    float table holding the same values (each row converted exactly, summed in the same order)."""
+    cdef int nc = n_classes
+    cdef int i, c, j
+    cdef const uint16_t* row
+    cdef const uint16_t* ahead
+    if n > 0 and nc >= 8 and sjs_has_f16c():
+        sjs_sum_half_rows_avx2(H, n_rows, nc, feats, n, out)
+        return
+    memset(out, 0, nc * sizeof(float))
+    for i in range(n):
+        if i + PREFETCH_AHEAD < n:
+            ahead = &H[row_of(feats[i + PREFETCH_AHEAD], n_rows) * nc]
+            for j in range(0, nc, 32):
+                SJS_PREFETCH(ahead + j)
+            SJS_PREFETCH(ahead + nc - 1)
+        row = &H[row_of(feats[i], n_rows) * nc]
+        for c in range(nc):
+            out[c] += sjs_half_to_float(row[c])
+
+
 cdef class HashedWeights:
     cdef float* W
     cdef float* U
@@ -135,7 +251,11 @@ cdef class HashedWeights:
     cdef readonly bint using_averages
     cdef object _lock
     cdef int _avg_depth
+    cdef object _H
+    cdef long long _H_version
+    cdef readonly bint half_only
 
     cdef void score_c(self, const uint64_t* feats, int n, float* out) noexcept nogil
     cdef void update_c(self, const uint64_t* feats, int n, int clas, float delta) noexcept nogil
     cdef void update_row_c(self, uint64_t row, int clas, float delta) noexcept nogil
+    cdef _materialize(self)

@@ -18,6 +18,14 @@ C API (cimport from `spacy_joint_sbd.learn.weights`):
 The C API is unchecked (clas in [0, n_classes), n ≥ 0); the Python API checks its arguments and
 raises ValueError: score, update, tick, averaged, use_averages, get_params, set_params.
 
+Half precision (prediction): `half_table()` is the averaged table rounded to IEEE binary16
+(float16), cached like `average_table()`; the transition engine predicts with it, reading half the
+bytes per row (`score_half_table`: scores bit for bit those of a float table holding the same
+values). A component saves that table and loads it back with `set_half_params`: the weights are
+then *half-only*, holding no float table until something other than prediction needs one (any
+method but `half_table`, `score` and `nbytes` fills W from it first: `materialize`), so a loaded
+model keeps half the memory. The C API must not update a half-only table: call `materialize()`.
+
 Threads: scoring is read-only and may run in many threads at once. `average_table()` hands out
 the cached averaged table without swapping anything (what the transition engine's prediction
 uses); `use_averages()` swaps it in for everyone and counts the threads inside, restoring W when
@@ -55,6 +63,20 @@ def _as_keys(feats):
     raise ValueError(f"feature keys must be integers in [0, 2**64), got dtype {arr.dtype}")
 
 
+HALF_MAX = 65504.0
+"""The largest finite binary16 value: a table with a weight beyond it has no half table."""
+
+
+def half_kernel() -> str:
+    """The kernel that sums half-precision rows: "avx2+f16c" or "plain"; the same scores."""
+    return "avx2+f16c" if sjs_has_f16c() else "plain"
+
+
+def _use_f16c(bint on) -> None:
+    """Tests only: switch the F16C half-row kernel off (False) or back to automatic (True)."""
+    sjs_set_f16c(on)
+
+
 def row_kernel() -> str:
     """The kernel that sums weight rows in this process: "avx2" (chosen at run time where the CPU
     has it) or "plain"; both give the same scores bit for bit."""
@@ -87,8 +109,11 @@ cdef class HashedWeights:
         self._avg_version = -1
         self.time = 0.0
         self.using_averages = False
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: materialize() inside average_table()
         self._avg_depth = 0
+        self._H = None
+        self._H_version = -1
+        self.half_only = False
         self._bind_arrays()
 
     def _check_init(self):
@@ -123,15 +148,79 @@ cdef class HashedWeights:
         cdef const uint64_t[::1] f = _as_keys(feats)
         out = numpy.zeros((self.n_classes,), dtype=numpy.float32)
         cdef float[::1] o = out
+        cdef const uint16_t[:, ::1] H
         if f.shape[0]:
-            self.score_c(&f[0], f.shape[0], &o[0])
+            if self.half_only:
+                H = self._H.view(numpy.uint16)
+                score_half_table(&H[0, 0], <uint64_t>self.n_rows, self.n_classes, &f[0], f.shape[0], &o[0])
+            else:
+                self.score_c(&f[0], f.shape[0], &o[0])
         return out
+
+    # Half precision ---------------------------------------------------------------------------
+
+    def half_table(self):
+        """The averaged table rounded to float16, (n_rows, n_classes) C order, cached until the
+        next update or tick and shared (read it, never write it); None when a weight lies beyond
+        float16's range (`HALF_MAX`): predict with `average_table()` then. Thread-safe."""
+        with self._lock:
+            if self.half_only:
+                return self._H
+            if self._H is None or self._H_version != self.version:
+                self._H = None
+                avg = self._average_table()
+                if not numpy.isfinite(avg).all() or numpy.abs(avg).max(initial=0.0) > HALF_MAX:
+                    self._H_version = self.version
+                    return None
+                self._H = avg.astype(numpy.float16)
+                self._H_version = self.version
+            return self._H
+
+    def set_half_params(self, H, bint copy=True):
+        """Load a finalized table saved as float16 (`half_table()`), shape (n_rows, n_classes):
+        the weights become half-only (no float table until `materialize`). copy=False adopts
+        `H` itself when it is a C-ordered float16 array (a loaded component's Thinc parameter)."""
+        if self.using_averages:
+            raise RuntimeError("set_half_params() inside use_averages()")
+        arr = numpy.asarray(H)
+        if arr.dtype != numpy.float16:
+            raise ValueError(f"a half table must be float16, got {arr.dtype}")
+        if arr.shape != (self.n_rows, self.n_classes):
+            raise ValueError(f"H has shape {arr.shape}, expected {(self.n_rows, self.n_classes)}")
+        if not numpy.isfinite(arr).all():
+            raise ValueError("H holds a value that is not finite")
+        adopt = not copy and arr.flags.c_contiguous
+        with self._lock:
+            self._H = arr if adopt else numpy.ascontiguousarray(arr).copy()
+            # zeroed by the OS: not resident until `materialize` writes them
+            self._W = numpy.zeros((self.n_rows, self.n_classes), dtype=numpy.float32)
+            self._U = numpy.zeros((self.n_rows, self.n_classes), dtype=numpy.float32)
+            self.time = 0.0
+            self._avg_cache = None
+            self.version += 1
+            self._H_version = self.version
+            self.half_only = True
+            self._bind_arrays()
+
+    def materialize(self):
+        """Fill the float table from the half table of a half-only model (exactly: every float16
+        is a float32), so that it can be trained, averaged or updated. No-op otherwise."""
+        with self._lock:
+            self._materialize()
+
+    cdef _materialize(self):
+        # the caller holds self._lock (or owns the weights: training is single-threaded)
+        if not self.half_only:
+            return
+        numpy.copyto(self._W, self._H, casting="safe")
+        self.half_only = False  # _H stays valid: the same values at the same version
 
     def update(self, feats, int clas, float delta):
         """Add `delta` to the weight of class `clas` in the row of every feature key."""
         self._check_init()
         if self.using_averages:
             raise RuntimeError("HashedWeights.update called inside use_averages()")
+        self.materialize()
         if not 0 <= clas < self.n_classes:
             raise ValueError(f"class {clas} out of range [0, {self.n_classes})")
         cdef const uint64_t[::1] f = _as_keys(feats)
@@ -142,11 +231,13 @@ cdef class HashedWeights:
         """Advance the averaging clock by `n` (once per training instance)."""
         if n < 0:
             raise ValueError(f"the averaging clock only moves forward, got tick({n})")
+        self.materialize()
         self.time += n
         self.version += 1
 
     def averaged(self):
         """The averaged table W − U / t as a new (n_rows, n_classes) float32 array."""
+        self.materialize()
         W = self._saved_W if self.using_averages else self._W
         if self.time <= 0:
             return W.copy()
@@ -163,6 +254,7 @@ cdef class HashedWeights:
 
     def _average_table(self):
         # the caller holds self._lock
+        self._materialize()
         if self.using_averages:
             return self._W
         if self._avg_cache is None or self._avg_version != self.version:
@@ -180,6 +272,7 @@ cdef class HashedWeights:
         predicting with one model) share one swap: W is restored when the last block exits."""
         with self._lock:
             if self._avg_depth == 0:
+                self._materialize()
                 avg = self._average_table()
                 self._saved_W = self._W
                 self._W = avg
@@ -201,6 +294,7 @@ cdef class HashedWeights:
         """Replace W by its average and reset U and the clock (end of training; frees nothing)."""
         if self.using_averages:
             raise RuntimeError("finalize() inside use_averages()")
+        self.materialize()
         self._W[...] = self.averaged()
         self._U[...] = 0
         self.time = 0.0
@@ -209,6 +303,7 @@ cdef class HashedWeights:
 
     def get_params(self):
         """{"W", "U", "time"} as numpy arrays. W and U are the live tables (no copy)."""
+        self.materialize()
         W = self._saved_W if self.using_averages else self._W
         return {"W": W, "U": self._U, "time": numpy.asarray([self.time], dtype=numpy.float64)}
 
@@ -235,6 +330,9 @@ cdef class HashedWeights:
         if time.shape != (1,) or not numpy.isfinite(time[0]) or time[0] < 0:
             raise ValueError(f"time must be one finite number ≥ 0, got {time}")
         adopt = not copy and W is given and W.flags.writeable
+        self._H = None
+        self._H_version = -1
+        self.half_only = False
         self._W = W if adopt else W.copy()
         self._U = U.copy() if U is not None else numpy.zeros(W.shape, dtype=numpy.float32)
         self.time = float(time[0])
@@ -247,6 +345,7 @@ cdef class HashedWeights:
         `set_params({"W": W})` does, without allocating (a mixing worker restarts every round)."""
         if self.using_averages:
             raise RuntimeError("restart_from() inside use_averages()")
+        self.materialize()
         W = numpy.asarray(W)
         if W.shape != (self.n_rows, self.n_classes):
             raise ValueError(f"W has shape {W.shape}, expected {(self.n_rows, self.n_classes)}")
@@ -261,6 +360,7 @@ cdef class HashedWeights:
         parameter mix writes back only the rows some shard touched."""
         if self.using_averages:
             raise RuntimeError("load_rows() inside use_averages()")
+        self.materialize()
         rows = numpy.asarray(rows)
         if rows.ndim != 1 or (rows.size and (rows.dtype.kind not in "iu" or rows.min() < 0
                                              or rows.max() >= self.n_rows)):
@@ -279,4 +379,5 @@ cdef class HashedWeights:
 
     @property
     def nbytes(self) -> int:
-        return int(self._W.nbytes + self._U.nbytes)
+        """Bytes of the tables held: W and U (not resident while half-only), and the half table."""
+        return int(self._W.nbytes + self._U.nbytes + (self._H.nbytes if self._H is not None else 0))

@@ -255,8 +255,10 @@ class JointSBDParser(TrainablePipe):
         return parser
 
     def _bind(self) -> None:
-        """Share the engine's live weight table with the Thinc model's `W` param."""
-        self.model.set_param("W", self._parser.weights.get_params()["W"])
+        """Share the engine's live weight table with the Thinc model's `W` param (the float16
+        table itself while the weights are half-only, as loaded)."""
+        weights = self._parser.weights
+        self.model.set_param("W", weights.half_table() if weights.half_only else weights.get_params()["W"])
 
     @property
     def parser(self) -> TransitionParser:
@@ -426,15 +428,30 @@ class JointSBDParser(TrainablePipe):
 
     # ---------------------------------------------------------------------- serialization
     def _averaged_into_model(self) -> None:
-        if self._parser is not None:
-            W = self._parser.weights.averaged() if self._trained else self._parser.weights.get_params()["W"]
-            self.model.set_param("W", W)
+        """The table to save, as the Thinc model's `W`: the averaged weights of a trained component
+        rounded to float16 (`HashedWeights.half_table`: what its prediction scores with, half the
+        bytes on disk and in memory once loaded; float32 where a weight lies beyond float16's
+        range), a loaded table as it was loaded."""
+        if self._parser is None:
+            return
+        weights = self._parser.weights
+        if weights.half_only:
+            W = weights.half_table()
+        elif self._trained:
+            W = weights.half_table()
+            W = weights.averaged() if W is None else W
+        else:  # a float32 table as loaded (saved before stop 49): predicted and saved as it is
+            W = weights.get_params()["W"]
+        self.model.set_param("W", W)
 
     def _load_weights(self) -> None:
         self._parser = self._build_parser() if self.cfg["labels"] else None
         if self._parser is not None and self.model.has_param("W"):
             W = self.model.get_param("W")
-            self._parser.set_params({"W": W}, copy=False)  # one table, shared with the Thinc model
+            if getattr(W, "dtype", None) == numpy.float16:  # saved since stop 49: half-only
+                self._parser.weights.set_half_params(W, copy=False)
+            else:
+                self._parser.set_params({"W": W}, copy=False)  # one table, shared with the Thinc model
             self._bind()
         self._trained = False
 

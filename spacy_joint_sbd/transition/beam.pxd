@@ -1,5 +1,5 @@
 from cymem.cymem cimport Pool
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint16_t, uint64_t
 
 from ..learn.weights cimport HashedWeights
 from ._state cimport StateC
@@ -17,7 +17,8 @@ cdef struct WorkC:
     # one call's view of one document and its buffers (see `Workspace`)
     DocC doc
     const uint64_t* attrs      # n × n_attrs
-    const float* W             # the weight table scored by this call (n_rows × n_classes)
+    const float* W             # the weight table scored by this call (n_rows × n_classes), or NULL
+    const uint16_t* H          # ... or its half-precision (float16) version (`score_half_table`)
     uint64_t n_rows
     int n_classes
     int width                  # beam width the buffers below hold

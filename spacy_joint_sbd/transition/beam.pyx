@@ -47,7 +47,7 @@ from cymem.cymem cimport Pool
 from libc.math cimport exp
 from libc.stdint cimport int64_t, uint64_t
 
-from ..learn.weights cimport HashedWeights, score_table
+from ..learn.weights cimport HashedWeights, score_half_table, score_table
 from ._state cimport StateC, buffer_at, is_final, read_arcs, state_decref, state_init
 from .features cimport (MAX_EXTRA, MAX_FEATS, N_ROLES, NO_ROLE, extract_features, extract_split,
                        role_features)
@@ -96,6 +96,14 @@ def as_attrs(attrs, int n_attrs):
     return numpy.ascontiguousarray(arr, dtype=numpy.uint64)
 
 
+cdef inline void score_rows(const WorkC* w, const uint64_t* feats, int nf, float* out) noexcept nogil:
+    """out = the summed rows of `feats` in this call's table, float32 or float16."""
+    if w.H is not NULL:
+        score_half_table(w.H, w.n_rows, w.n_classes, feats, nf, out)
+    else:
+        score_table(w.W, w.n_rows, w.n_classes, feats, nf, out)
+
+
 cdef class Workspace:
     """One call's state: the document (`DocC`, attributes, given boundaries), the weight table it
     scores (held, so that `use_averages` swapping tables in another thread cannot pull it away)
@@ -140,8 +148,9 @@ cdef class Engine:
         """A new `Workspace` for one call on one document (arguments checked: ValueError).
 
         `width` (≥ 1, from `check_width`) sizes the beam buffers. The weight table is the
-        averaged one (`weights.average_table()`) if `use_averages`, else the one `weights` scores
-        with now (also the averaged one inside `weights.use_averages()`)."""
+        averaged one if `use_averages`, as float16 (`weights.half_table()`; float32 where a weight
+        lies beyond float16's range), else the one `weights` scores with now (also the averaged
+        one inside `weights.use_averages()`; the half table of half-only weights, as loaded)."""
         if self.weights is None:
             raise ValueError("Engine was not initialised")
         cdef Workspace ws = Workspace()
@@ -150,13 +159,25 @@ cdef class Engine:
         ws._attrs = A
         ws._flags = set_doc(&ws.c.doc, A.shape[0], self.n_labels, fixed_starts)
         ws.c.attrs = &view[0, 0] if A.shape[0] else NULL
-        table = self.weights.average_table() if use_averages else self.weights._W
-        cdef const float[:, ::1] W = table
-        if W.shape[0] != self.weights.n_rows or W.shape[1] != self.n_classes:
+        table = None
+        if use_averages or self.weights.half_only:
+            table = self.weights.half_table()
+        if table is None:
+            table = self.weights.average_table() if use_averages else self.weights._W
+        if table.shape != (self.weights.n_rows, self.n_classes):
             raise ValueError(f"weight table has shape {table.shape}, engine expects "
                              f"{(self.weights.n_rows, self.n_classes)}")
+        cdef const float[:, ::1] W
+        cdef const uint16_t[:, ::1] H
         ws._table = table
-        ws.c.W = &W[0, 0]
+        ws.c.W = NULL
+        ws.c.H = NULL
+        if table.dtype == numpy.float16:
+            H = table.view(numpy.uint16)
+            ws.c.H = &H[0, 0]
+        else:
+            W = table
+            ws.c.W = &W[0, 0]
         ws.c.n_rows = self.weights.n_rows
         ws.c.n_classes = self.n_classes
         ws.c.width = width
@@ -181,10 +202,10 @@ cdef class Engine:
         cdef const float* part
         if w.role_keys is NULL:
             nf = self.features(w, s)
-            score_table(w.W, w.n_rows, nc, w.feats, nf, out)
+            score_rows(w, w.feats, nf, out)
             return
         nf = extract_split(w.feats, w.role_toks, s, &w.doc, w.attrs, &self.cfg)
-        score_table(w.W, w.n_rows, nc, w.feats, nf, out)
+        score_rows(w, w.feats, nf, out)
         for r in range(N_ROLES):
             tok = w.role_toks[r]
             if tok == NO_ROLE:
@@ -194,7 +215,7 @@ cdef class Engine:
             part = &w.role_scores[slot * nc]
             if w.role_keys[slot] != key:  # miss: the role's own keys, scored once (feats is free now)
                 nf = role_features(w.feats, r, tok, w.doc.n, w.attrs, &self.cfg)
-                score_table(w.W, w.n_rows, nc, w.feats, nf, <float*>part)
+                score_rows(w, w.feats, nf, <float*>part)
                 w.role_keys[slot] = key
             for c in range(nc):
                 out[c] += part[c]

@@ -64,6 +64,7 @@ def train_document(Engine engine not None, attrs, gold_actions, update="dlaso", 
         raise ValueError("train() needs a learner (see learn.make_learner)")
     if engine.weights.using_averages:
         raise RuntimeError("cannot train inside weights.use_averages()")
+    engine.weights.materialize()  # a loaded half-only table becomes a float one to train
     cdef int width = check_width(beam_width)
     if update == "greedy":
         width = 1

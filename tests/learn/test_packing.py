@@ -39,7 +39,7 @@ def test_a_mostly_zero_table_packs_to_a_fraction_and_a_dense_one_stays_dense():
     dense = sparse_table(zeros=0.0)
     assert pack(dense) is dense and unpack(dense) is dense  # packing would not shrink it
     ints = numpy.zeros((10, 10), dtype=numpy.int64)
-    assert pack(ints) is ints  # only float32 tables are packed
+    assert pack(ints) is ints  # only float32 and float16 tables are packed
     assert pack(numpy.zeros((0, 4), dtype=numpy.float32)).shape == (0, 4)
 
 
@@ -78,3 +78,20 @@ def test_mask_bits_past_the_end_are_refused():
     packed["values"] = numpy.array([1.5, 2.0], dtype=numpy.float32)
     with pytest.raises(ValueError, match="past the last weight"):
         unpack(packed)
+
+
+def test_a_float16_table_packs_with_its_dtype_and_comes_back_bit_for_bit():
+    """The joint parser saves its table as float16 (`HashedWeights.half_table`): packed with its
+    dtype named, -0.0 and NaN kept; a packed table without a dtype (saved before) is float32."""
+    W = sparse_table(zeros=0.8).astype(numpy.float16)
+    W[0, :2] = [-0.0, numpy.nan]
+    packed = pack(W)
+    assert packed["dtype"] == "float16" and packed["values"].dtype == numpy.float16
+    back = unpack(packed)
+    assert back.dtype == numpy.float16 and numpy.array_equal(back.view(numpy.uint16), W.view(numpy.uint16))
+    assert "dtype" not in pack(sparse_table(zeros=0.8))
+    wrong = dict(packed, dtype="float64")
+    with pytest.raises(ValueError, match="unknown dtype"):
+        unpack(wrong)
+    with pytest.raises(ValueError, match="float16 vector"):
+        unpack(dict(packed, values=packed["values"].astype(numpy.float32)))

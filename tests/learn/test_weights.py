@@ -283,3 +283,95 @@ def test_row_kernels_sum_in_order_bit_for_bit(n_classes, n_rows):
         for scores in got.values():
             assert scores.view(numpy.uint32).tolist() == expected.view(numpy.uint32).tolist()
     assert weights_module.row_kernel() in ("avx2", "plain")
+
+
+def _half_weights(n_rows, n_classes, seed=0):
+    """Weights loaded from a float16 table (half-only) and that table."""
+    rng = numpy.random.default_rng(seed)
+    H = (rng.standard_normal((n_rows, n_classes)) * 0.1).astype(numpy.float16)
+    w = HashedWeights(n_rows, n_classes)
+    w.set_half_params(H)
+    return w, H
+
+
+@pytest.mark.parametrize("n_classes", [1, 7, 8, 9, 15, 63, 64, 65, 109, 130])
+@pytest.mark.parametrize("n_rows", [5, 64, 1000])
+def test_half_kernels_sum_as_the_float_table_of_the_same_values(n_classes, n_rows):
+    """The F16C kernel (where the CPU has it) and the plain loop over a float16 table give the
+    float32 sums of the same values as float32, in feature order, bit for bit: the engine may
+    predict with half the bytes per row and not move a score. Widths around the kernel's blocks
+    of 8 and 64 columns and its last partial block."""
+    from spacy_joint_sbd.learn import weights as weights_module
+    w, H = _half_weights(n_rows, n_classes, seed=n_classes + n_rows)
+    table = H.astype(numpy.float32)
+    rng = numpy.random.default_rng(n_classes)
+    for n in (0, 1, 8, 9, 40, 130):
+        keys = rng.integers(0, 2**63, n, dtype=numpy.uint64)
+        expected = numpy.zeros(n_classes, dtype=numpy.float32)
+        for k in keys:
+            expected += table[int(k) % n_rows]
+        try:
+            got = {}
+            for on in (True, False):
+                weights_module._use_f16c(on)
+                got[on] = w.score(keys)
+        finally:
+            weights_module._use_f16c(True)
+        for scores in got.values():
+            assert scores.view(numpy.uint32).tolist() == expected.view(numpy.uint32).tolist()
+    assert w.half_only  # scoring never builds the float32 table
+    assert weights_module.half_kernel() in ("avx2+f16c", "plain")
+
+
+def test_half_table_is_the_rounded_average_cached_per_version():
+    w = HashedWeights(16, 4)
+    w.update([1, 2], 0, 0.3)
+    w.tick()
+    w.update([2], 1, -1.7)
+    w.tick()
+    H = w.half_table()
+    assert H.dtype == numpy.float16 and H.shape == (16, 4)
+    assert numpy.array_equal(H, w.averaged().astype(numpy.float16))
+    assert w.half_table() is H  # cached
+    w.update([3], 2, 1.0)
+    assert w.half_table() is not H  # an update makes a new one
+    big = HashedWeights(4, 2)
+    big.set_params({"W": numpy.full((4, 2), 7e4, dtype=numpy.float32)})
+    assert big.half_table() is None  # beyond float16: no half table, predict in float32
+
+
+def test_half_only_weights_materialize_exactly_when_trained():
+    """Loaded from float16, the weights hold no float32 table until one is needed; then it holds
+    the same values, and training goes on from them."""
+    w, H = _half_weights(32, 9)
+    assert w.half_only and numpy.array_equal(w.half_table(), H)
+    keys = numpy.arange(5, dtype=numpy.uint64)
+    before = w.score(keys)
+    assert w.half_only
+    W = w.get_params()["W"]  # materializes
+    assert not w.half_only and W.dtype == numpy.float32 and numpy.array_equal(W, H.astype(numpy.float32))
+    assert w.score(keys).tolist() == before.tolist()
+    w.update(keys, 3, 0.5)
+    assert w.score(keys)[3] > before[3]
+    w2, _ = _half_weights(32, 9)
+    w2.update(keys, 3, 0.5)  # the Python API materializes first
+    assert w2.score(keys).tolist() == w.score(keys).tolist()
+    w3, H3 = _half_weights(32, 9)
+    assert numpy.array_equal(w3.averaged(), H3.astype(numpy.float32)) and not w3.half_only
+
+
+def test_set_half_params_checks_and_adopts():
+    w = HashedWeights(8, 3)
+    with pytest.raises(ValueError, match="float16"):
+        w.set_half_params(numpy.zeros((8, 3), dtype=numpy.float32))
+    with pytest.raises(ValueError, match="shape"):
+        w.set_half_params(numpy.zeros((8, 4), dtype=numpy.float16))
+    with pytest.raises(ValueError, match="finite"):
+        w.set_half_params(numpy.full((8, 3), numpy.inf, dtype=numpy.float16))
+    H = numpy.ones((8, 3), dtype=numpy.float16)
+    w.set_half_params(H, copy=False)
+    assert w.half_table() is H
+    w.set_half_params(H)
+    assert w.half_table() is not H and numpy.array_equal(w.half_table(), H)
+    w.set_params({"W": numpy.zeros((8, 3), dtype=numpy.float32)})  # a float table ends half-only
+    assert not w.half_only and not w.half_table().any()

@@ -70,7 +70,9 @@ def test_component_calibrates_saves_and_loads(trained_model_dir, sample_examples
         assert free[starts].mean() > free[~starts].mean()
     nlp.to_disk(tmp_path / "m")
     loaded = spacy.load(tmp_path / "m")
-    assert loaded.get_pipe("joint_sbd_parser").cfg["calibration"] == coef
+    # srsly's JSON reader parses floats to within an ulp, not always to the nearest double
+    saved = loaded.get_pipe("joint_sbd_parser").cfg["calibration"]
+    assert set(saved) == set(coef) and all(saved[k] == pytest.approx(coef[k], rel=1e-12, abs=1e-15) for k in coef)
     again = loaded(" ".join(t.text for t in golds[0]))
     assert [t._.sent_start_prob for t in again] == pytest.approx(list(probs))
 

@@ -104,13 +104,17 @@ def test_disk_round_trip_identical(trained_nlp, tmp_path):
 
 
 def test_a_loaded_component_holds_one_table_and_saves_it_again(trained_nlp, tmp_path):
-    """After `spacy.load` the Thinc parameter and the engine's live table are one array (not two
-    copies of the parser's largest object), and the pipeline saves and reloads to the same parses."""
+    """After `spacy.load` the Thinc parameter and the engine's table are one float16 array (not
+    two copies of the parser's largest object, and no float32 table: half-only weights), and the
+    pipeline saves and reloads to the same parses as the trained one, which predicts with the
+    same float16 table."""
     trained_nlp.to_disk(tmp_path / "model")
     nlp2 = spacy.load(tmp_path / "model")
     pipe = nlp2.get_pipe("joint_sbd_parser")
-    assert numpy.shares_memory(pipe.model.get_param("W"), pipe.parser.weights.get_params()["W"])
+    assert pipe.parser.weights.half_only and pipe.model.get_param("W").dtype == numpy.float16
+    assert pipe.model.get_param("W") is pipe.parser.weights.half_table()
     before = heads_and_starts(nlp2(TEXT))
+    assert pipe.parser.weights.half_only  # predicting never builds the float32 table
     nlp2.to_disk(tmp_path / "again")
     assert heads_and_starts(spacy.load(tmp_path / "again")(TEXT)) == before == heads_and_starts(trained_nlp(TEXT))
 
@@ -129,8 +133,24 @@ def test_the_saved_table_is_packed_and_a_dense_one_still_loads(trained_nlp, tmp_
     assert len(dense) > W.nbytes
     model_file.write_bytes(dense)
     nlp2 = spacy.load(tmp_path / "model")
-    assert numpy.array_equal(nlp2.get_pipe("joint_sbd_parser").model.get_param("W").view("u4"), W.view("u4"))
+    assert numpy.array_equal(nlp2.get_pipe("joint_sbd_parser").model.get_param("W").view("u2"), W.view("u2"))
     assert heads_and_starts(nlp2(TEXT)) == heads_and_starts(trained_nlp(TEXT))
+
+
+def test_a_float32_table_saved_before_half_precision_loads_and_stays(trained_nlp, tmp_path):
+    """A model file with a float32 table (saved before stop 49) loads as float32 weights, parses
+    as the float16 one does (the same values), and is saved again as it was loaded."""
+    trained_nlp.to_disk(tmp_path / "model")
+    model_file = tmp_path / "model" / "joint_sbd_parser" / "model"
+    model = spacy.load(tmp_path / "model").get_pipe("joint_sbd_parser").model.copy()
+    model.set_param("W", model.get_param("W").astype(numpy.float32))
+    model_file.write_bytes(model.to_bytes())
+    nlp2 = spacy.load(tmp_path / "model")
+    pipe = nlp2.get_pipe("joint_sbd_parser")
+    assert not pipe.parser.weights.half_only and pipe.model.get_param("W").dtype == numpy.float32
+    assert heads_and_starts(nlp2(TEXT)) == heads_and_starts(trained_nlp(TEXT))
+    nlp2.to_disk(tmp_path / "again")
+    assert spacy.load(tmp_path / "again").get_pipe("joint_sbd_parser").model.get_param("W").dtype == numpy.float32
 
 
 def test_truncated_and_foreign_model_files(trained_nlp, tmp_path):
