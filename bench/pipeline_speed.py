@@ -348,7 +348,7 @@ def machine() -> Dict[str, Any]:
     import spacy
     from threadpoolctl import threadpool_info
 
-    from spacy_joint_sbd.learn.weights import row_kernel
+    from spacy_joint_sbd.learn.weights import half_kernel, row_kernel
 
     cpu, family = "", {}
     try:
@@ -366,6 +366,7 @@ def machine() -> Dict[str, Any]:
             "blas": [{k: lib.get(k) for k in ("internal_api", "version", "num_threads", "threading_layer",
                                                 "architecture")} for lib in threadpool_info()],
             "row_kernel": row_kernel(),
+            "half_kernel": half_kernel(),
             "env": {k: os.environ[k] for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                                                "OPENBLAS_CORETYPE") if k in os.environ}}
 
