@@ -185,7 +185,8 @@ class TransitionParser:
         document's `sb_scores` (if set) are added per token (`Engine.parse`).
 
         Thread-safe: many threads may parse with one parser at once (each call scores its own
-        snapshot of the weights: the averaged table if `use_averages`, without swapping it in).
+        snapshot of the weights: the averaged table in float16 if `use_averages`, without
+        swapping it in).
         Training (`train_epoch`) is single-threaded and must not run alongside parsing."""
         return [Parse(*self.engine.parse(doc.attrs, beam_width, self._fixed(doc), use_averages,
                                          sb_bias=sb_bias, return_probs=True, sb_scores=doc.sb_scores))
