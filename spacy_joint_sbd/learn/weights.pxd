@@ -253,6 +253,8 @@ cdef class HashedWeights:
     cdef int _avg_depth
     cdef object _H
     cdef long long _H_version
+    cdef object _H32
+    cdef long long _H32_version
     cdef readonly bint half_only
 
     cdef void score_c(self, const uint64_t* feats, int n, float* out) noexcept nogil

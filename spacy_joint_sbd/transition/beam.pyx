@@ -148,9 +148,10 @@ cdef class Engine:
         """A new `Workspace` for one call on one document (arguments checked: ValueError).
 
         `width` (≥ 1, from `check_width`) sizes the beam buffers. The weight table is the
-        averaged one if `use_averages`, as float16 (`weights.half_table()`; float32 where a weight
-        lies beyond float16's range), else the one `weights` scores with now (also the averaged
-        one inside `weights.use_averages()`; the half table of half-only weights, as loaded)."""
+        averaged one if `use_averages`, as float16 (`weights.prediction_table()`: float32 where a
+        weight lies beyond float16's range, or of the same values where the CPU lacks F16C), else
+        the one `weights` scores with now (also the averaged one inside `weights.use_averages()`;
+        the half table of half-only weights, as loaded)."""
         if self.weights is None:
             raise ValueError("Engine was not initialised")
         cdef Workspace ws = Workspace()
@@ -159,11 +160,10 @@ cdef class Engine:
         ws._attrs = A
         ws._flags = set_doc(&ws.c.doc, A.shape[0], self.n_labels, fixed_starts)
         ws.c.attrs = &view[0, 0] if A.shape[0] else NULL
-        table = None
         if use_averages or self.weights.half_only:
-            table = self.weights.half_table()
-        if table is None:
-            table = self.weights.average_table() if use_averages else self.weights._W
+            table = self.weights.prediction_table()
+        else:
+            table = self.weights._W
         if table.shape != (self.weights.n_rows, self.n_classes):
             raise ValueError(f"weight table has shape {table.shape}, engine expects "
                              f"{(self.weights.n_rows, self.n_classes)}")

@@ -60,3 +60,26 @@ def test_a_half_only_parser_trains_on_from_the_same_values(trained, sample_docs)
     start.set_params({"W": H.astype(numpy.float32)})
     start.train_epoch(docs[:5], "dlaso", 4, shuffle=0)
     assert numpy.array_equal(again.weights.get_params()["W"], start.weights.get_params()["W"])
+
+
+def test_without_f16c_prediction_reads_a_float32_copy_with_the_same_parses(trained, sample_docs):
+    """Where the CPU has no F16C (ARM, old x86), converting each float16 in software would make
+    the parser slower than before: prediction reads a float32 copy of the half table instead,
+    with the same parses, and the weights stay half-only."""
+    from spacy_joint_sbd.learn import weights as weights_module
+    parser, docs = trained
+    H = parser.weights.half_table()
+    half_only = TransitionParser.from_records(sample_docs[:40], n_rows=1 << 14)
+    half_only.weights.set_half_params(H)
+    with_f16c = parses(half_only, docs, use_averages=False)
+    assert half_only.weights.prediction_table() is half_only.weights.half_table() or weights_module.half_kernel() == "plain"
+    try:
+        weights_module._use_f16c(False)
+        table = half_only.weights.prediction_table()
+        assert table.dtype == numpy.float32 and numpy.array_equal(table, H.astype(numpy.float32))
+        assert half_only.weights.prediction_table() is table  # cached
+        assert parses(half_only, docs, use_averages=False) == with_f16c
+        assert parses(parser, docs, use_averages=True) == with_f16c
+    finally:
+        weights_module._use_f16c(True)
+    assert half_only.weights.half_only
