@@ -11,6 +11,15 @@ cdef extern from *:
     #else
     #define SJS_PREFETCH(p) ((void)0)
     #endif
+    /* Prefetch one weight row of `bytes` bytes: every cache line of it, and its last byte (rows
+       are not line-aligned). Rows are scattered over a table larger than the cache, so every
+       kernel below asks for its rows a few ahead. */
+    static inline void sjs_prefetch_row(const void* row, uint64_t bytes) {
+        const char* p = (const char*)row;
+        uint64_t b;
+        for (b = 0; b < bytes; b += 64) SJS_PREFETCH(p + b);
+        SJS_PREFETCH(p + bytes - 1);
+    }
 
     /* Row sums on AVX2 (x86-64, GCC / Clang; chosen at run time, so the build stays portable):
        64 classes at a time in eight 8-float registers over all the rows, instead of loading and
@@ -34,9 +43,8 @@ cdef extern from *:
         const int pow2 = (n_rows & mask) == 0;
         int c0, i, k, j;
         for (i = 0; i < n && i < 8; i++) {
-            const float* ahead = W + (pow2 ? feats[i] & mask : feats[i] % n_rows) * (uint64_t)nc;
-            for (j = 0; j < nc; j += 16) SJS_PREFETCH(ahead + j);
-            SJS_PREFETCH(ahead + nc - 1);
+            sjs_prefetch_row(W + (pow2 ? feats[i] & mask : feats[i] % n_rows) * (uint64_t)nc,
+                             nc * sizeof(float));
         }
         for (c0 = 0; c0 < nc; c0 += 64) {
             const int width = nc - c0 < 64 ? nc - c0 : 64;
@@ -50,10 +58,8 @@ cdef extern from *:
             }
             for (i = 0; i < n; i++) {
                 if (c0 == 0 && i + 8 < n) {
-                    const float* ahead = W + (pow2 ? feats[i + 8] & mask : feats[i + 8] % n_rows)
-                                             * (uint64_t)nc;
-                    for (j = 0; j < nc; j += 16) SJS_PREFETCH(ahead + j);
-                    SJS_PREFETCH(ahead + nc - 1);
+                    sjs_prefetch_row(W + (pow2 ? feats[i + 8] & mask : feats[i + 8] % n_rows) * (uint64_t)nc,
+                                     nc * sizeof(float));
                 }
                 const float* row = W + (pow2 ? feats[i] & mask : feats[i] % n_rows) * (uint64_t)nc + c0;
                 if (width == 64) {
@@ -77,8 +83,7 @@ cdef extern from *:
     static void sjs_set_f16c(int on) { sjs_f16c = on ? -1 : 0; }
     /* The same row sums over a half-precision table (IEEE binary16, converted exactly to float
        with F16C): half the bytes per row, the scores bit for bit those of the float table holding
-       the same values. Columns in chunks of 8; the last chunk of a row (nc % 8 columns) is copied
-       into a local buffer, so that no load reads past the row. */
+       the same values. */
     __attribute__((target("avx2,f16c")))
     static inline __m256 sjs_half8(const uint16_t* p) {
         return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)p));
@@ -94,9 +99,8 @@ cdef extern from *:
         const int full = nc / 8, rest = nc % 8;
         int c0, i, k, j;
         for (i = 0; i < n && i < 8; i++) {
-            const uint16_t* ahead = H + (pow2 ? feats[i] & mask : feats[i] % n_rows) * (uint64_t)nc;
-            for (j = 0; j < nc; j += 32) SJS_PREFETCH(ahead + j);
-            SJS_PREFETCH(ahead + nc - 1);
+            sjs_prefetch_row(H + (pow2 ? feats[i] & mask : feats[i] % n_rows) * (uint64_t)nc,
+                             nc * sizeof(uint16_t));
         }
         for (c0 = 0; c0 < full; c0 += 8) {
             const int chunks = full - c0 < 8 ? full - c0 : 8;
@@ -106,10 +110,8 @@ cdef extern from *:
             for (k = 0; k < 8; k++) acc[k] = _mm256_setzero_ps();
             for (i = 0; i < n; i++) {
                 if (c0 == 0 && i + 8 < n) {
-                    const uint16_t* ahead = H + (pow2 ? feats[i + 8] & mask : feats[i + 8] % n_rows)
-                                                * (uint64_t)nc;
-                    for (j = 0; j < nc; j += 32) SJS_PREFETCH(ahead + j);
-                    SJS_PREFETCH(ahead + nc - 1);
+                    sjs_prefetch_row(H + (pow2 ? feats[i + 8] & mask : feats[i + 8] % n_rows) * (uint64_t)nc,
+                                     nc * sizeof(uint16_t));
                 }
                 const uint16_t* row = H + (pow2 ? feats[i] & mask : feats[i] % n_rows) * (uint64_t)nc;
                 if (chunks == 8) {
@@ -161,6 +163,7 @@ cdef extern from *:
     }
     """
     void SJS_PREFETCH(const void* p) noexcept nogil
+    void sjs_prefetch_row(const void* row, uint64_t nbytes) noexcept nogil
     int sjs_has_avx2() noexcept nogil
     void sjs_set_avx2(int on) noexcept nogil
     void sjs_sum_rows_avx2(const float* W, uint64_t n_rows, int nc, const uint64_t* feats, int n,
@@ -188,26 +191,17 @@ cdef inline void score_table(const float* W, uint64_t n_rows, int n_classes, con
     """out[c] = Σ_i W[feats[i] % n_rows, c] over a (n_rows × n_classes) table (out overwritten).
     Inline, so that the engine's scoring loop compiles it in place."""
     cdef int nc = n_classes
-    cdef int i, c, j
+    cdef int i, c
     cdef const float* row
-    cdef const float* ahead
     if n > 0 and sjs_has_avx2():
         sjs_sum_rows_avx2(W, n_rows, nc, feats, n, out)
         return
     memset(out, 0, nc * sizeof(float))
-    # rows are scattered over a table larger than the cache: prefetch a few rows ahead, every
-    # cache line of each (its last float too: rows are not line-aligned)
     for i in range(min(n, PREFETCH_AHEAD)):
-        ahead = &W[row_of(feats[i], n_rows) * nc]
-        for j in range(0, nc, 16):
-            SJS_PREFETCH(ahead + j)
-        SJS_PREFETCH(ahead + nc - 1)
+        sjs_prefetch_row(&W[row_of(feats[i], n_rows) * nc], nc * sizeof(float))
     for i in range(n):
         if i + PREFETCH_AHEAD < n:
-            ahead = &W[row_of(feats[i + PREFETCH_AHEAD], n_rows) * nc]
-            for j in range(0, nc, 16):
-                SJS_PREFETCH(ahead + j)
-            SJS_PREFETCH(ahead + nc - 1)
+            sjs_prefetch_row(&W[row_of(feats[i + PREFETCH_AHEAD], n_rows) * nc], nc * sizeof(float))
         row = &W[row_of(feats[i], n_rows) * nc]
         for c in range(nc):
             out[c] += row[c]
@@ -218,19 +212,17 @@ cdef inline void score_half_table(const uint16_t* H, uint64_t n_rows, int n_clas
     """`score_table` over a half-precision (binary16) table: the same sums, bit for bit, as the
     float table holding the same values (each row converted exactly, summed in the same order)."""
     cdef int nc = n_classes
-    cdef int i, c, j
+    cdef int i, c
     cdef const uint16_t* row
-    cdef const uint16_t* ahead
     if n > 0 and nc >= 8 and sjs_has_f16c():
         sjs_sum_half_rows_avx2(H, n_rows, nc, feats, n, out)
         return
     memset(out, 0, nc * sizeof(float))
+    for i in range(min(n, PREFETCH_AHEAD)):
+        sjs_prefetch_row(&H[row_of(feats[i], n_rows) * nc], nc * sizeof(uint16_t))
     for i in range(n):
         if i + PREFETCH_AHEAD < n:
-            ahead = &H[row_of(feats[i + PREFETCH_AHEAD], n_rows) * nc]
-            for j in range(0, nc, 32):
-                SJS_PREFETCH(ahead + j)
-            SJS_PREFETCH(ahead + nc - 1)
+            sjs_prefetch_row(&H[row_of(feats[i + PREFETCH_AHEAD], n_rows) * nc], nc * sizeof(uint16_t))
         row = &H[row_of(feats[i], n_rows) * nc]
         for c in range(nc):
             out[c] += sjs_half_to_float(row[c])

@@ -292,7 +292,6 @@ cdef class HashedWeights:
         predicting with one model) share one swap: W is restored when the last block exits."""
         with self._lock:
             if self._avg_depth == 0:
-                self._materialize()
                 avg = self._average_table()
                 self._saved_W = self._W
                 self._W = avg
@@ -314,8 +313,7 @@ cdef class HashedWeights:
         """Replace W by its average and reset U and the clock (end of training; frees nothing)."""
         if self.using_averages:
             raise RuntimeError("finalize() inside use_averages()")
-        self.materialize()
-        self._W[...] = self.averaged()
+        self._W[...] = self.averaged()  # averaged() fills W first when half-only
         self._U[...] = 0
         self.time = 0.0
         self._avg_cache = None

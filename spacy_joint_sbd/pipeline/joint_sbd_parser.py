@@ -435,10 +435,8 @@ class JointSBDParser(TrainablePipe):
         if self._parser is None:
             return
         weights = self._parser.weights
-        if weights.half_only:
-            W = weights.half_table()
-        elif self._trained:
-            W = weights.half_table()
+        if weights.half_only or self._trained:
+            W = weights.half_table()  # None only beyond float16's range, never when half-only
             W = weights.averaged() if W is None else W
         else:  # a float32 table as loaded (saved before stop 49): predicted and saved as it is
             W = weights.get_params()["W"]

@@ -8,10 +8,10 @@ system and change the features of the words around each space.) Whatever whitesp
 closing bracket or quote, the mark stays with the sentence it closes, and so does a numbered
 citation after it, `… computer. [1] The latter …` (`forbid_closing_starts`).
 """
-from typing import Sequence
+from typing import Optional, Sequence
 
 import numpy
-from spacy.attrs import IS_DIGIT, IS_SPACE, ORTH, SPACY
+from spacy.attrs import IS_SPACE, ORTH, SPACY
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 
@@ -108,11 +108,17 @@ SPACE_LABEL = "dep"
 """The label of every whitespace token's arc (as spaCy's parser gives to attached whitespace)."""
 
 
-def closing_marks(doc: Doc) -> numpy.ndarray:
+def _mark_columns(doc: Doc) -> numpy.ndarray:
+    """(len(doc), 3) ORTH, SPACY, IS_SPACE: what `closing_marks` and `citation_marks` read."""
+    return doc.to_array([ORTH, SPACY, IS_SPACE]).reshape((len(doc), 3))
+
+
+def closing_marks(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """Which tokens of `doc` close what came before them: a closing bracket, or a quote glued to
-    the word before it and followed by whitespace (a space, a whitespace token, or the end)."""
+    the word before it and followed by whitespace (a space, a whitespace token, or the end).
+    `arr`: the Doc's `_mark_columns`, if read already."""
     n = len(doc)
-    arr = doc.to_array([ORTH, SPACY, IS_SPACE]).reshape((n, 3))
+    arr = _mark_columns(doc) if arr is None else arr
     glued = numpy.zeros((n,), dtype=bool)
     glued[1:] = (arr[:-1, 1] == 0) & (arr[:-1, 2] == 0)  # the token before: a word, no space after it
     spaced = arr[:, 1] == 1
@@ -122,19 +128,20 @@ def closing_marks(doc: Doc) -> numpy.ndarray:
     return _member(arr[:, 0], _BRACKET_IDS) | (_member(arr[:, 0], _QUOTE_IDS) & glued & spaced)
 
 
-def citation_marks(doc: Doc) -> numpy.ndarray:
+def citation_marks(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """Which tokens of `doc` belong to a numbered citation that closes the text before it: `[`, a
     number, `]` (`… on your computer. [1] The latter …`, wikiHow's and Wikipedia's references),
     except where a line break comes right before the `[` (a reference list's `[1] Smith, J.`).
-    The `[` and the number are marked; the `]` is a closing bracket already (`closing_marks`)."""
+    The `[` and the number are marked; the `]` is a closing bracket already (`closing_marks`).
+    `arr`: the Doc's `_mark_columns`, if read already."""
     n = len(doc)
     out = numpy.zeros((n,), dtype=bool)
     if n < 4:
         return out
-    arr = doc.to_array([ORTH, IS_DIGIT]).reshape((n, 2))
-    opens = numpy.flatnonzero(arr[1:-2, 0] == _OPEN_BRACKET_ID) + 1
+    orth = (_mark_columns(doc) if arr is None else arr)[:, 0]
+    opens = numpy.flatnonzero(orth[1:-2] == _OPEN_BRACKET_ID) + 1
     for i in opens.tolist():
-        if not arr[i + 1, 1] or arr[i + 2, 0] != _CLOSE_BRACKET_ID:
+        if orth[i + 2] != _CLOSE_BRACKET_ID or not doc[i + 1].is_digit:
             continue
         before = doc[i - 1]
         if before.is_space and ("\n" in before.text or "\r" in before.text):
@@ -164,7 +171,8 @@ def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
     if len(doc) < 2:
         return presets
     out = presets.copy()
-    out[(closing_marks(doc) | citation_marks(doc)) & (out == -1)] = 0
+    arr = _mark_columns(doc)
+    out[(closing_marks(doc, arr) | citation_marks(doc, arr)) & (out == -1)] = 0
     return out
 
 

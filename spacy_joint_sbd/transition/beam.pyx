@@ -298,9 +298,9 @@ cdef class Engine:
         n presets, 0-based (True / 1 forced, False / 0 forbidden, None / -1 predicted; n bools:
         every boundary given), which the parse keeps. beam_width: in [1, MAX_BEAM_WIDTH].
         use_averages: score with the averaged weights, rounded to float16 (the cached
-        `weights.half_table()`, or `average_table()` where a weight lies beyond float16's range:
-        nothing is swapped, so concurrent calls with either setting each get their own table);
-        half-only weights (a loaded float16 table) are scored as they are either way.
+        `weights.prediction_table()`, see `workspace`: nothing is swapped, so concurrent calls
+        with either setting each get their own table); half-only weights (a loaded float16
+        table) are scored as they are either way.
         sb_bias: a finite float added to the score of SB at every step where SB is valid
         (0 = the model's own scores; > 0 splits more eagerly, < 0 more lazily). sb_scores: None
         or n finite floats, the i-th added to SB's score wherever SB would start a sentence at

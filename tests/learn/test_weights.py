@@ -257,6 +257,24 @@ def test_set_params_without_copy_shares_a_writeable_table_and_copies_anything_el
     assert not numpy.shares_memory(hw.get_params()["W"], W)
 
 
+def assert_kernels_sum_in_order(w, table, keys, use_kernel):
+    """`w.score(keys)`, with the kernel `use_kernel` switches on and then off, is each class's
+    float32 sum of `table`'s rows of `keys` taken in feature order from 0, bit for bit."""
+    n_rows = table.shape[0]
+    expected = numpy.zeros(table.shape[1], dtype=numpy.float32)
+    for k in keys:
+        expected += table[int(k) % n_rows]
+    try:
+        got = {}
+        for on in (True, False):
+            use_kernel(on)
+            got[on] = w.score(keys)
+    finally:
+        use_kernel(True)
+    for scores in got.values():
+        assert scores.view(numpy.uint32).tolist() == expected.view(numpy.uint32).tolist()
+
+
 @pytest.mark.parametrize("n_classes", [1, 7, 8, 9, 63, 64, 65, 109, 130])
 @pytest.mark.parametrize("n_rows", [1, 5, 64, 1000])
 def test_row_kernels_sum_in_order_bit_for_bit(n_classes, n_rows):
@@ -270,18 +288,7 @@ def test_row_kernels_sum_in_order_bit_for_bit(n_classes, n_rows):
     w.set_params({"W": table})
     for n in (0, 1, 8, 9, 40, 130):
         keys = rng.integers(0, 2**63, n, dtype=numpy.uint64) * numpy.uint64(2) + numpy.uint64(n % 2)
-        expected = numpy.zeros(n_classes, dtype=numpy.float32)
-        for k in keys:
-            expected += table[int(k) % n_rows]
-        try:
-            got = {}
-            for on in (True, False):
-                weights_module._use_avx2(on)
-                got[on] = w.score(keys)
-        finally:
-            weights_module._use_avx2(True)
-        for scores in got.values():
-            assert scores.view(numpy.uint32).tolist() == expected.view(numpy.uint32).tolist()
+        assert_kernels_sum_in_order(w, table, keys, weights_module._use_avx2)
     assert weights_module.row_kernel() in ("avx2", "plain")
 
 
@@ -307,18 +314,7 @@ def test_half_kernels_sum_as_the_float_table_of_the_same_values(n_classes, n_row
     rng = numpy.random.default_rng(n_classes)
     for n in (0, 1, 8, 9, 40, 130):
         keys = rng.integers(0, 2**63, n, dtype=numpy.uint64)
-        expected = numpy.zeros(n_classes, dtype=numpy.float32)
-        for k in keys:
-            expected += table[int(k) % n_rows]
-        try:
-            got = {}
-            for on in (True, False):
-                weights_module._use_f16c(on)
-                got[on] = w.score(keys)
-        finally:
-            weights_module._use_f16c(True)
-        for scores in got.values():
-            assert scores.view(numpy.uint32).tolist() == expected.view(numpy.uint32).tolist()
+        assert_kernels_sum_in_order(w, table, keys, weights_module._use_f16c)
     assert w.half_only  # scoring never builds the float32 table
     assert weights_module.half_kernel() in ("avx2+f16c", "plain")
 
