@@ -55,6 +55,7 @@ from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.variants import apply_variant
 from spacy_joint_sbd.pipeline.joint_sbd_parser import DEFAULT_MODEL
+from spacy_joint_sbd.corpus.tokenizer_rules import use_citation_tokens
 from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
 from spacy_joint_sbd.pipeline.tok2vec_depth import add_truncated_tok2vec, check_depth
 from spacy_joint_sbd.scoring import score_records
@@ -303,6 +304,7 @@ def main() -> None:
               f"{chosen['sb_bias_unpunctuated']:+.2f} (star F1 {tuning['sb_bias_unpunctuated'][str(chosen['sb_bias_unpunctuated'])]:.2%})")
     # the saved pipeline: its config carries the chosen operating point
     final = spacy.blank("en", vocab=vocab)
+    use_citation_tokens(final)  # `ending.[5]` as `ending . [ 5 ]`: corpus.tokenizer_rules
     if source is not None:
         add_truncated_tok2vec(final, source, args.tok2vec_depth)
         use_numpy_gemm(final)  # prediction only: see the module docstring

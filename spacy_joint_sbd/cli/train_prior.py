@@ -50,6 +50,7 @@ def train_prior_cli(
     from tqdm import tqdm
 
     from ..boundary.train import HeadRows, encode_docs, train_context_head, train_encoded
+    from ..corpus.tokenizer_rules import use_citation_tokens
     from ..pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
 
     with user_errors():
@@ -70,6 +71,7 @@ def train_prior_cli(
             nlp = spacy.blank("en", vocab=source.vocab)
         else:
             nlp = spacy.blank("en")
+        use_citation_tokens(nlp)  # the running text is tokenized as the default pipeline tokenizes
         pipe = nlp.add_pipe("boundary_prior", config={"model": {"n_rows": n_rows}, "paragraph_windows": paragraph_windows})
         docs = _docs(sources, nlp, split_list(variants) or ["plain"], every_file, treebank_weight)
         start = time.process_time()

@@ -46,6 +46,7 @@ from spacy.vocab import Vocab
 from .docs import DOC_ID_KEY
 from .punct_boundaries import is_final_mark, unit_sent_starts
 from .record import ROOT, DocRecord
+from .tokenizer_rules import add_citation_suffix
 from .variants import PUNCT, apply_variant
 
 SPACE = "SPACE"
@@ -253,7 +254,8 @@ def text_units(text: str, *, layout: Optional[Layout] = None) -> Tuple[Layout, L
 
 
 def as_tokenizer(nlp_vocab_or_tokenizer: Union[Language, Vocab, Tokenizer, None]) -> Tokenizer:
-    """A tokenizer from a pipeline (its own), a tokenizer, or a vocab / None (blank English)."""
+    """A tokenizer from a pipeline (its own), a tokenizer, or a vocab / None (blank English with the
+    default pipeline's citation rule, `corpus.tokenizer_rules`: the tokens `en_joint_sbd` makes)."""
     if isinstance(nlp_vocab_or_tokenizer, Language):
         return nlp_vocab_or_tokenizer.tokenizer
     if isinstance(nlp_vocab_or_tokenizer, Tokenizer):
@@ -261,9 +263,9 @@ def as_tokenizer(nlp_vocab_or_tokenizer: Union[Language, Vocab, Tokenizer, None]
     import spacy
 
     if nlp_vocab_or_tokenizer is None:
-        return spacy.blank("en").tokenizer
+        return add_citation_suffix(spacy.blank("en").tokenizer)
     if isinstance(nlp_vocab_or_tokenizer, Vocab):
-        return spacy.blank("en", vocab=nlp_vocab_or_tokenizer).tokenizer
+        return add_citation_suffix(spacy.blank("en", vocab=nlp_vocab_or_tokenizer).tokenizer)
     raise TypeError(f"expected a Language, Vocab or Tokenizer, got {type(nlp_vocab_or_tokenizer).__name__}")
 
 

@@ -28,3 +28,10 @@ def hash_values(values, uint64_t seed=DEFAULT_SEED) -> int:
     words = [v & 0xFFFFFFFFFFFFFFFF for v in values]  # hash what was read, whatever len() says
     cdef uint64_t[::1] arr = numpy.array(words or [0], dtype=numpy.uint64)
     return hash_feature(&arr[0], len(words), seed)
+
+
+def hash_words5(a: int, b: int, c: int, d: int, e: int, uint64_t seed=DEFAULT_SEED) -> int:
+    """`hash_values((a, b, c, d, e), seed)` by the five-word MurmurHash64A the parser's features
+    use (`sjs_murmur64a_words5`): the tests compare the two."""
+    return sjs_murmur64a_words5(a & 0xFFFFFFFFFFFFFFFF, b & 0xFFFFFFFFFFFFFFFF, c & 0xFFFFFFFFFFFFFFFF,
+                                d & 0xFFFFFFFFFFFFFFFF, e & 0xFFFFFFFFFFFFFFFF, seed)

@@ -113,16 +113,19 @@ def _mark_columns(doc: Doc) -> numpy.ndarray:
     return doc.to_array([ORTH, SPACY, IS_SPACE]).reshape((len(doc), 3))
 
 
-def closing_marks(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+def closing_marks(doc: Doc, arr: Optional[numpy.ndarray] = None,
+                  cites: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """Which tokens of `doc` close what came before them: a closing bracket, or a quote glued to
-    the word before it and followed by whitespace (a space, a whitespace token, or the end).
-    `arr`: the Doc's `_mark_columns`, if read already."""
+    the word before it and followed by whitespace (a space, a whitespace token, or the end) or by
+    a citation (`left."[3] She`, `citation_marks`). `arr`: the Doc's `_mark_columns`, `cites`:
+    its `citation_marks`, if found already."""
     n = len(doc)
     arr = _mark_columns(doc) if arr is None else arr
+    cites = citation_marks(doc, arr) if cites is None else cites
     glued = numpy.zeros((n,), dtype=bool)
     glued[1:] = (arr[:-1, 1] == 0) & (arr[:-1, 2] == 0)  # the token before: a word, no space after it
     spaced = arr[:, 1] == 1
-    spaced[:-1] |= arr[1:, 2] == 1
+    spaced[:-1] |= (arr[1:, 2] == 1) | cites[1:]
     if n:
         spaced[-1] = True
     return _member(arr[:, 0], _BRACKET_IDS) | (_member(arr[:, 0], _QUOTE_IDS) & glued & spaced)
@@ -172,7 +175,8 @@ def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
         return presets
     out = presets.copy()
     arr = _mark_columns(doc)
-    out[(closing_marks(doc, arr) | citation_marks(doc, arr)) & (out == -1)] = 0
+    cites = citation_marks(doc, arr)
+    out[(closing_marks(doc, arr, cites) | cites) & (out == -1)] = 0
     return out
 
 

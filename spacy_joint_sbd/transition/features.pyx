@@ -17,7 +17,8 @@ arc-eager head of S0 (unavailable in ArcStandard) is replaced by s2. Templates:
              and (b0 − 1, b0)
 Token attributes come from an (n × n_attrs) uint64 array whose columns the caller chooses; the
 roles "word" and "tag" name two of them, any others listed in `extra_cols` add the extra block.
-A feature key is the MurmurHash of (template id, values…).
+A feature key is the MurmurHash64A of (template id, values…): five words, padded with 0
+(`learn.hashing`'s `sjs_murmur64a_words5`).
 
 Roles: the templates that read one token in one position (s0, s1, s2, b0, b1, b2, b0 − 1 and the
 outer children of s0 and s1: their word / tag / word+tag and extra-column unigrams; 26 + 4·E of
@@ -31,7 +32,7 @@ beam can reuse each (role, token)'s partial score across the states and steps th
 import numpy
 
 from libc.stdint cimport uint64_t
-from murmurhash.mrmr cimport hash64
+from ..learn.hashing cimport sjs_murmur64a_words5
 
 from ._state cimport NodeC, StateC, buffer_at
 
@@ -70,13 +71,7 @@ cdef inline uint64_t bucket(int d) noexcept nogil:
 
 cdef inline int add(uint64_t* out, int k, uint64_t tid, uint64_t a, uint64_t b, uint64_t c,
                     uint64_t d) noexcept nogil:
-    cdef uint64_t key[5]
-    key[0] = tid
-    key[1] = a
-    key[2] = b
-    key[3] = c
-    key[4] = d
-    out[k] = hash64(key, 5 * sizeof(uint64_t), SEED)
+    out[k] = sjs_murmur64a_words5(tid, a, b, c, d, SEED)  # = hash64 of the 40 bytes (tid, a, b, c, d)
     return k + 1
 
 

@@ -9,7 +9,7 @@ from spacy.strings import hash_string
 from spacy.tokens import Doc
 
 from spacy_joint_sbd.pipeline.doc_encoding import doc_attrs, doc_presets, engine_doc
-from spacy_joint_sbd.pipeline.whitespace import citation_marks, closing_quote_tags, forbid_closing_starts
+from spacy_joint_sbd.pipeline.whitespace import citation_marks, closing_marks, closing_quote_tags, forbid_closing_starts
 
 PAIRS = {'"': '"', "'": "'", ")": "(", "]": "[", "}": "{", "”": "“", "’": "‘", "»": "«"}
 WHITESPACE = [" ", "\n", "\n\n", "\r\n", "\t"]
@@ -136,3 +136,15 @@ def test_a_forced_citation_stays_forced(trained_nlp):
     opening.is_sent_start = True
     presets = forbid_closing_starts(doc, doc_presets(doc))
     assert presets[opening.i] == 1 and presets[opening.i + 1] == 0
+
+
+def test_a_quote_before_a_glued_citation_closes(trained_nlp):
+    """`He left."[3] She stayed.`: the quote is glued on both sides, yet closes (the citation after
+    it belongs to the sentence too); before a word it stays free (`test_a_quote_glued_…`)."""
+    words = ["He", "left", ".", '"', "[", "3", "]", "She", "stayed", "."]
+    spaces = [True, False, False, False, False, False, True, True, False, False]
+    doc = Doc(trained_nlp.vocab, words=words, spaces=spaces)
+    marked = [t.text for t, m in zip(doc, closing_marks(doc)) if m]
+    assert marked == ['"', "]"]
+    glued = Doc(trained_nlp.vocab, words=["He", "left", ".", '"', "She"], spaces=[True, False, False, False, False])
+    assert not closing_marks(glued)[3]
