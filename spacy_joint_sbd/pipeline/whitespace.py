@@ -6,8 +6,10 @@ a move, and `SpacePlan` puts them back into the parse by fixed rules. (The alter
 space flag in the validity of SB / LEFTARC / RIGHTARC, would add dead-end states to the transition
 system and change the features of the words around each space.) Whatever whitespace follows a
 closing bracket or quote, the mark stays with the sentence it closes, and so does a numbered
-citation after it, `… computer. [1] The latter …` (`forbid_closing_starts`).
+citation after it, `… computer. [1] The latter …`; a list label at a line's start stays with its
+item, `1. Preheat the oven.` (`forbid_closing_starts`).
 """
+import re
 from typing import Optional, Sequence
 
 import numpy
@@ -153,6 +155,56 @@ def citation_marks(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarr
     return out
 
 
+_LABEL = re.compile(r"^(?:[0-9]{1,3}|[A-Za-z]|[ivxlc]{2,5}|[IVXLC]{2,5})$")
+"""What a list label's number may be: `1`, `12`, `a`, `B`, `iv`, `XII` (a single `i` / `I` is a letter)."""
+_LABEL_MARKS = frozenset({".", ")"})
+_OPENING = frozenset({'"', "'", "“", "‘", "«", "(", "[", "{", "``"})
+"""Marks that may open an item after its label, glued to its first word."""
+
+
+def list_labels(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+    """Which tokens of `doc` end a list label or follow one on its line: at a line's start (the
+    document's, or after whitespace holding a line break) a number, letter or roman numeral glued
+    to `.` or `)` (`1. Preheat the oven.`, `2) Target …`, `IV. Results`; `a.`, `B.` are one token
+    to spaCy), then a space and a word (perhaps after opening quotes or brackets glued to it). The
+    mark (a token of its own), those openers and that word are marked: the label and its item are one sentence (UD English EWT and
+    GUM train never make such a label a sentence of its own: 0 of 96). `arr`: the Doc's
+    `_mark_columns`, if read already."""
+    n = len(doc)
+    out = numpy.zeros((n,), dtype=bool)
+    if n < 2:
+        return out
+    arr = _mark_columns(doc) if arr is None else arr
+    for i in _line_starts(doc, arr).tolist():
+        text = doc[i].text
+        if len(text) > 1 and text[-1] in _LABEL_MARKS and _LABEL.match(text[:-1]):
+            mark = i  # one token, as spaCy keeps `B.` and `a.`
+        elif i + 1 < n and not arr[i, 1] and doc[i + 1].text in _LABEL_MARKS and _LABEL.match(text):
+            mark = i + 1  # the label glued to its mark
+        else:
+            continue
+        if mark + 1 < n and arr[mark, 1] and not arr[mark + 1, 2]:  # a space, then a word
+            out[mark] = mark > i
+            j = mark + 1
+            while j + 1 < n and doc[j].text in _OPENING and not arr[j, 1] and not arr[j + 1, 2]:
+                out[j] = True  # `10. "We believe …`: the opening quote and the word after it
+                j += 1
+            out[j] = True
+    return out
+
+
+def _line_starts(doc: Doc, arr: numpy.ndarray) -> numpy.ndarray:
+    """The document's first non-space token and every non-space token right after whitespace
+    that holds a line break."""
+    words = numpy.flatnonzero(arr[:, 2] == 0)
+    if not len(words):
+        return words
+    space = numpy.flatnonzero(arr[:-1, 2] == 1)
+    after = [int(k) + 1 for k in space.tolist()
+             if not arr[k + 1, 2] and ("\n" in doc[int(k)].text or "\r" in doc[int(k)].text)]
+    return numpy.asarray(sorted({int(words[0]), *after}), dtype=numpy.int64)
+
+
 def _member(values: numpy.ndarray, ids: numpy.ndarray) -> numpy.ndarray:
     """`numpy.isin(values, ids)` for a handful of ids: one comparison per id, without isin's
     sorting (which costs more than the rest of the parser's bookkeeping on a short text)."""
@@ -164,8 +216,8 @@ def _member(values: numpy.ndarray, ids: numpy.ndarray) -> numpy.ndarray:
 
 def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
     """`presets` (the engine's int8: 1 forced, 0 forbidden, -1 predicted) with the predicted ones
-    set to forbidden at `closing_marks` and `citation_marks`: the mark stays with the sentence it
-    closes. Forced boundaries stay forced.
+    set to forbidden at `closing_marks` and `citation_marks` (the mark stays with the sentence it
+    closes) and at `list_labels` (the label stays with its item). Forced boundaries stay forced.
 
     Why (issue 31): spaCy's tokenizer counts only " " as a token's trailing space, so a closing `"`
     followed by a line break or a tab looks like an opening quote glued to the next word to
@@ -176,7 +228,7 @@ def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
     out = presets.copy()
     arr = _mark_columns(doc)
     cites = citation_marks(doc, arr)
-    out[(closing_marks(doc, arr, cites) | cites) & (out == -1)] = 0
+    out[(closing_marks(doc, arr, cites) | cites | list_labels(doc, arr)) & (out == -1)] = 0
     return out
 
 
@@ -201,5 +253,6 @@ def closing_quote_tags(doc: Doc, attrs: numpy.ndarray, names: Sequence[str]) -> 
 
 _BRACKET_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_BRACKETS)], dtype=numpy.uint64)
 _QUOTE_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_QUOTES)], dtype=numpy.uint64)
+_LABEL_MARK_IDS = numpy.asarray([hash_string(m) for m in sorted(_LABEL_MARKS)], dtype=numpy.uint64)
 _OPEN_BRACKET_ID, _CLOSE_BRACKET_ID = numpy.uint64(hash_string("[")), numpy.uint64(hash_string("]"))
 _OPENING_TAG, _CLOSING_TAG = numpy.uint64(hash_string("``")), numpy.uint64(hash_string("''"))

@@ -1,6 +1,7 @@
 """Quotes and brackets stay with the sentence they close, whatever whitespace follows (issue 31
 item 3: a closing `"` before a line break was moved to the start of the next sentence), and so do
-numbered citations after them (`computer. [1] The latter`: a sentence `[1]` of its own)."""
+numbered citations after them (`computer. [1] The latter`: a sentence `[1]` of its own), and a list
+label stays with its item (`1. | Preheat the oven.`: a sentence `1.` of its own)."""
 import itertools
 
 import pytest
@@ -9,7 +10,8 @@ from spacy.strings import hash_string
 from spacy.tokens import Doc
 
 from spacy_joint_sbd.pipeline.doc_encoding import doc_attrs, doc_presets, engine_doc
-from spacy_joint_sbd.pipeline.whitespace import citation_marks, closing_marks, closing_quote_tags, forbid_closing_starts
+from spacy_joint_sbd.pipeline.whitespace import (citation_marks, closing_marks, closing_quote_tags, forbid_closing_starts,
+                                                 list_labels)
 
 PAIRS = {'"': '"', "'": "'", ")": "(", "]": "[", "}": "{", "”": "“", "’": "‘", "»": "«"}
 WHITESPACE = [" ", "\n", "\n\n", "\r\n", "\t"]
@@ -148,3 +150,33 @@ def test_a_quote_before_a_glued_citation_closes(trained_nlp):
     assert marked == ['"', "]"]
     glued = Doc(trained_nlp.vocab, words=["He", "left", ".", '"', "She"], spaces=[True, False, False, False, False])
     assert not closing_marks(glued)[3]
+
+
+@pytest.mark.parametrize("text,marked", [
+    ("1. Preheat the oven.\n2. Mix it.", [".", "Preheat", ".", "Mix"]),
+    ("2) Target Israel.\r\n3) Make Iraq.", [")", "Target", ")", "Make"]),
+    ("It ended.\n\n3. Discussion. We found", [".", "Discussion"]),
+    ("IV. Results\nWe found it.", [".", "Results"]),
+    ("10. Final item.", [".", "Final"]),
+    ("a. First item.\nb. Second item.", ["First", "Second"]),    # `a.` is one token
+    ("  1. Indented.", [".", "Indented"]),
+    ('10. "We believe it," he said.', [".", '"', "We"]),
+    ("Step 2. Then go.", []),                       # not at a line's start
+    ("Go.\nStep 2. Then go.", []),
+    ("1 . Spaced label.", []),                      # not glued: left to the parser
+    ("1.\nThe item below.", []),                   # the line break decides
+    ("123456. Then", []),                           # not a label
+    ("(1) First.", []),
+])
+def test_list_labels(trained_nlp, text, marked):
+    doc = trained_nlp.make_doc(text)
+    assert [t.text for t, m in zip(doc, list_labels(doc)) if m] == marked, [t.text for t in doc]
+
+
+@pytest.mark.parametrize("label", ["1.", "12.", "3)", "B.", "iv."])
+def test_a_list_label_stays_with_its_item(eager, label):
+    """The eager parser splits wherever it may: never between a label and its item."""
+    doc = eager(f"Before we start.\n{label} Preheat the oven to 200 degrees.\nThen wait.")
+    item = next(t for t in doc if t.text == "Preheat")
+    assert not item.is_sent_start, [s.text for s in doc.sents]
+    assert item.sent.text.startswith(label), [s.text for s in doc.sents]

@@ -341,3 +341,19 @@ def test_mixed_documents_star_every_other_paragraph_and_keep_the_gold_on_its_wor
     counts = region_counts(new_gold, {0, 9, 28, mixed.index("hard")}, regions)  # a false start at "hard"
     assert counts[True] == [0, 1, 1] and counts[False] == [1, 0, 0]  # paragraph starts are not counted
     assert mix(text, gold, star_parity=0)[0].startswith("he left why she asked\n\nThen it rained - hard.")
+
+
+def test_list_labels_documents_and_scoring():
+    """Ten items a document, one per line, gold starts at the labels; a label split from its item
+    counts as alone, and splitting at every line break is exactly the gold."""
+    import list_labels as ll
+
+    items = [f"Item number {k} is here." for k in range(20)]
+    docs = ll.documents(items)
+    assert len(docs) == 2 and docs[0][0].startswith("1. Item number 0") and docs[1][0].startswith("1) Item")
+    text, gold = docs[0]
+    assert len(gold) == 9 and all(text[g - 1] == "\n" and text[g].isdigit() for g in gold)
+    lines = lambda t: {0} | {i + 1 for i, c in enumerate(t) if c == "\n"}  # noqa: E731
+    assert ll.evaluate(docs, lines) == {"p": 100.0, "r": 100.0, "f": 100.0, "label_alone": 0}
+    labels_cut = lambda t: lines(t) | {i + 3 for i in lines(t)}  # noqa: E731  ("1. " | "Item …")
+    assert ll.evaluate(docs, labels_cut)["label_alone"] == 20
