@@ -104,7 +104,8 @@ def segment_cli(
                                      help="longer texts are streamed in windows of this size"),
     newlines: str = typer.Option("model", "--newlines", metavar="MODE",
                                  help="model | ignore | line | paragraph: line or paragraph breaks as forced "
-                                      "boundaries (model: as the pipeline does; en_joint_sbd: paragraph)"),
+                                      "boundaries, and a bullet (•, *) opening a line (model: as the pipeline "
+                                      "does; en_joint_sbd: paragraph; ignore: neither)"),
     threshold: Optional[float] = typer.Option(None, "--threshold", metavar="P",
                                               help="split exactly where token._.sent_start_prob >= P, in (0, 1] "
                                                    "(default: the parser's own decisions)"),

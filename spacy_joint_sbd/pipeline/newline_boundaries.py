@@ -4,6 +4,13 @@ Placed before `joint_sbd_parser`, it sets `token.is_sent_start = True` on the fi
 line break (`mode="line"`) or after an empty line (`mode="paragraph"`); the joint parser keeps
 every boundary preset this way and predicts the others. Whitespace tokens themselves never start
 a sentence. `mode="ignore"` leaves the Doc alone.
+
+`bullets` (on by default, in either mode): a bulleted list item starts a sentence, a bullet
+(`•`, `*`, `▪`, …: `whitespace.BULLETS`) that opens a line and is followed by a space and a word, however
+many line breaks come before it (`Agenda\n* Budget review\n* Hiring plan`: the model, which never
+saw such marks in its treebanks, ran the items together); the joint parser keeps the bullet with
+its item (`whitespace.list_labels`). A hyphen or dash is no bullet here:
+hard-wrapped prose puts ` - ` at a line's start too, and the model splits `- item` lines by itself.
 """
 from typing import Literal, get_args
 
@@ -11,6 +18,8 @@ import numpy
 from spacy.attrs import IS_SPACE, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
+
+from .whitespace import BULLETS
 
 Mode = Literal["ignore", "line", "paragraph"]
 MODES = get_args(Mode)
@@ -22,10 +31,13 @@ def _breaks(text: str, mode: str) -> bool:
 
 
 class NewlineBoundaries:
-    def __init__(self, mode: Mode = "line") -> None:
+    def __init__(self, mode: Mode = "line", bullets: bool = True) -> None:
         if mode not in MODES:
             raise ValueError(f"newline_boundaries: mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if not isinstance(bullets, bool):
+            raise ValueError(f"newline_boundaries: bullets must be true or false, got {bullets!r}")
         self.mode = mode
+        self.bullets = bullets
 
     def __call__(self, doc: Doc) -> Doc:
         """Only whitespace tokens are visited (a token's own trailing whitespace, `whitespace_`, is
@@ -37,11 +49,16 @@ class NewlineBoundaries:
         space = doc.to_array([IS_SPACE]).reshape((len(doc),)).astype(bool)
         words = numpy.flatnonzero(~space)
         starts = []
+        n = len(doc)
         for j in numpy.flatnonzero(space).tolist():
-            if _breaks(doc[j].text, self.mode):
+            text = doc[j].text
+            if _breaks(text, self.mode):
                 k = int(numpy.searchsorted(words, j))  # the first word after this whitespace
                 if k < len(words) and words[k] > 0:
                     starts.append(int(words[k]))
+            elif self.bullets and j + 2 < n and ("\n" in text or "\r" in text) and not space[j + 1] \
+                    and not space[j + 2] and doc[j + 1].text in BULLETS and doc[j + 1].whitespace_:
+                starts.append(j + 1)  # `\n* Budget review`: the bullet opens an item
         if not starts:
             return doc
         if doc.has_annotation("DEP"):  # spaCy's own error: boundaries of a parsed Doc are fixed
@@ -52,7 +69,8 @@ class NewlineBoundaries:
         return doc
 
 
-@Language.factory("newline_boundaries", default_config={"mode": "line"})
-def make_newline_boundaries(nlp: Language, name: str, mode: Mode) -> NewlineBoundaries:
-    """Line (`line`) or paragraph (`paragraph`) breaks as preset sentence boundaries."""
-    return NewlineBoundaries(mode)
+@Language.factory("newline_boundaries", default_config={"mode": "line", "bullets": True})
+def make_newline_boundaries(nlp: Language, name: str, mode: Mode, bullets: bool) -> NewlineBoundaries:
+    """Line (`line`) or paragraph (`paragraph`) breaks, and bullets opening a line (`bullets`),
+    as preset sentence boundaries."""
+    return NewlineBoundaries(mode, bullets)

@@ -158,6 +158,9 @@ def citation_marks(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarr
 _LABEL = re.compile(r"^(?:[0-9]{1,3}|[A-Za-z]|[ivxlc]{2,5}|[IVXLC]{2,5})$")
 """What a list label's number may be: `1`, `12`, `a`, `B`, `iv`, `XII` (a single `i` / `I` is a letter)."""
 _LABEL_MARKS = frozenset({".", ")"})
+BULLETS = frozenset("•*·◦▪▫‣●○■□►▸➢➤✓✔◆◇♦")
+"""Marks that open a bulleted list item (`• Budget review`): a label too (`newline_boundaries`
+makes the bullet a sentence start)."""
 _OPENING = frozenset({'"', "'", "“", "‘", "«", "(", "[", "{", "``"})
 """Marks that may open an item after its label, glued to its first word."""
 
@@ -166,7 +169,7 @@ def list_labels(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """Which tokens of `doc` end a list label or follow one on its line: at a line's start (the
     document's, or after whitespace holding a line break) a number, letter or roman numeral glued
     to `.` or `)` (`1. Preheat the oven.`, `2) Target …`, `IV. Results`; `a.`, `B.` are one token
-    to spaCy), then a space and a word (perhaps after opening quotes or brackets glued to it). The
+    to spaCy) or a bullet (`• Budget review`, `BULLETS`), then a space and a word (perhaps after opening quotes or brackets glued to it). The
     mark (a token of its own), those openers and that word are marked: the label and its item are one sentence (UD English EWT and
     GUM train never make such a label a sentence of its own: 0 of 96). `arr`: the Doc's
     `_mark_columns`, if read already."""
@@ -177,8 +180,8 @@ def list_labels(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     arr = _mark_columns(doc) if arr is None else arr
     for i in _line_starts(doc, arr).tolist():
         text = doc[i].text
-        if len(text) > 1 and text[-1] in _LABEL_MARKS and _LABEL.match(text[:-1]):
-            mark = i  # one token, as spaCy keeps `B.` and `a.`
+        if text in BULLETS or (len(text) > 1 and text[-1] in _LABEL_MARKS and _LABEL.match(text[:-1])):
+            mark = i  # a bullet, or one token as spaCy keeps `B.` and `a.`
         elif i + 1 < n and not arr[i, 1] and doc[i + 1].text in _LABEL_MARKS and _LABEL.match(text):
             mark = i + 1  # the label glued to its mark
         else:

@@ -161,6 +161,8 @@ def test_a_quote_before_a_glued_citation_closes(trained_nlp):
     ("a. First item.\nb. Second item.", ["First", "Second"]),    # `a.` is one token
     ("  1. Indented.", [".", "Indented"]),
     ('10. "We believe it," he said.', [".", '"', "We"]),
+    ("Agenda\n• Budget review\n* Hiring plan", ["Budget", "Hiring"]),   # bullets
+    ("Rated 3 * in the guide", []),
     ("Step 2. Then go.", []),                       # not at a line's start
     ("Go.\nStep 2. Then go.", []),
     ("1 . Spaced label.", []),                      # not glued: left to the parser
@@ -173,7 +175,7 @@ def test_list_labels(trained_nlp, text, marked):
     assert [t.text for t, m in zip(doc, list_labels(doc)) if m] == marked, [t.text for t in doc]
 
 
-@pytest.mark.parametrize("label", ["1.", "12.", "3)", "B.", "iv."])
+@pytest.mark.parametrize("label", ["1.", "12.", "3)", "B.", "iv.", "•", "*"])
 def test_a_list_label_stays_with_its_item(eager, label):
     """The eager parser splits wherever it may: never between a label and its item."""
     doc = eager(f"Before we start.\n{label} Preheat the oven to 200 degrees.\nThen wait.")

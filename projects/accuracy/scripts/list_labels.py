@@ -1,10 +1,11 @@
-"""Numbered lists as users paste them (recipes, instructions, minutes): does a list label stay with
-its item (`spacy_joint_sbd.pipeline.whitespace.list_labels`)?
+"""Lists as users paste them (recipes, instructions, minutes): does a list label stay with its item
+(`spacy_joint_sbd.pipeline.whitespace.list_labels`), and does a bulleted item start a sentence
+(`newline_boundaries`' `bullets`)?
 
 Documents of 10 items each, one item per line, every item one sentence of UD English EWT test (its
 `# text`, the first `--items` of 5–40 words, in file order: a test set, reported only), labelled
-`1. `, `1) ` or `a. ` in turn. Gold: one sentence per item, starting at its label. Systems: the
-pipeline through `segment` (as `raw_documents.py`), the same with the label rule switched off,
+`1. `, `1) `, `a. `, `• ` or `* ` in turn. Gold: one sentence per item, starting at its label.
+Systems: the pipeline through `segment` (as `raw_documents.py`), the same with both list rules off,
 pysbd and nupunkt; boundary P / R / F1 over sentence-start offsets (each document's first
 excluded) and how many labels became a sentence of their own (`label alone`).
 
@@ -21,9 +22,10 @@ import numpy
 import typer
 from raw_documents import rule_splitters, segment_starts
 
-STYLES = (lambda k: f"{k}. ", lambda k: f"{k}) ", lambda k: f"{string.ascii_lowercase[k - 1]}. ")
+STYLES = (lambda k: f"{k}. ", lambda k: f"{k}) ", lambda k: f"{string.ascii_lowercase[k - 1]}. ",
+          lambda k: "• ", lambda k: "* ")
 ITEMS_PER_DOC = 10
-ALONE = re.compile(r"^\s*(?:[0-9]{1,3}|[A-Za-z])[.)]\s*$")
+ALONE = re.compile(r"^\s*(?:(?:[0-9]{1,3}|[A-Za-z])[.)]|[•*])\s*$")
 
 
 def sentences(path: Path, n: int) -> List[str]:
@@ -76,11 +78,16 @@ def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", h
                     "labels": sum(len(g) + 1 for _, g in docs), "systems": {}}
     report["systems"]["joint (segment)"] = evaluate(docs, joint)
     rule = whitespace.list_labels
+    bullets = [pipe for _, pipe in nlp.pipeline if hasattr(pipe, "bullets")]
     whitespace.list_labels = lambda doc, arr=None: numpy.zeros((len(doc),), dtype=bool)
+    for pipe in bullets:
+        pipe.bullets = False
     try:
-        report["systems"]["joint, no label rule"] = evaluate(docs, joint)
+        report["systems"]["joint, no list rules"] = evaluate(docs, joint)
     finally:
         whitespace.list_labels = rule
+        for pipe in bullets:
+            pipe.bullets = True
     for name, run in rule_splitters().items():
         report["systems"][name] = evaluate(docs, run)
     for name, s in report["systems"].items():
