@@ -104,8 +104,9 @@ def segment_cli(
                                      help="longer texts are streamed in windows of this size"),
     newlines: str = typer.Option("model", "--newlines", metavar="MODE",
                                  help="model | ignore | line | paragraph: line or paragraph breaks as forced "
-                                      "boundaries, and a bullet (•, *) opening a line (model: as the pipeline "
-                                      "does; en_joint_sbd: paragraph; ignore: neither)"),
+                                      "boundaries, and list items: a bullet (•, *) opening a line, labels (1., a)) "
+                                      "opening adjacent lines (model: as the pipeline does; en_joint_sbd: "
+                                      "paragraph; ignore: none of these)"),
     threshold: Optional[float] = typer.Option(None, "--threshold", metavar="P",
                                               help="split exactly where token._.sent_start_prob >= P, in (0, 1] "
                                                    "(default: the parser's own decisions)"),

@@ -5,21 +5,24 @@ line break (`mode="line"`) or after an empty line (`mode="paragraph"`); the join
 every boundary preset this way and predicts the others. Whitespace tokens themselves never start
 a sentence. `mode="ignore"` leaves the Doc alone.
 
-`bullets` (on by default, in either mode): a bulleted list item starts a sentence, a bullet
-(`•`, `*`, `▪`, …: `whitespace.BULLETS`) that opens a line and is followed by a space and a word, however
-many line breaks come before it (`Agenda\n* Budget review\n* Hiring plan`: the model, which never
-saw such marks in its treebanks, ran the items together); the joint parser keeps the bullet with
-its item (`whitespace.list_labels`). A hyphen or dash is no bullet here:
-hard-wrapped prose puts ` - ` at a line's start too, and the model splits `- item` lines by itself.
+`list_items` (on by default, in either mode): an item of a list starts a sentence (the items of
+`whitespace.list_items`: a label or bullet that opens a line, then a space and a word). A bullet
+(`•`, `*`, `▪`, …: `whitespace.BULLETS`) always: `Agenda\n* Budget review\n* Hiring plan` ran
+together, as the treebanks hold no bullets. A label (`1.`, `b)`, `iv.`) when the line before or
+after opens with an item too, a list of two or more: `a. First item.\nb. Second item.` ran
+together (spaCy keeps `b.` as one token, as it keeps abbreviations), while one line of
+hard-wrapped prose that happens to open with `3. That` stays the parser's to decide. A hyphen or
+dash is no bullet: wrapped prose puts ` - ` at a line's start too, and the model splits `- item`
+lines by itself. The joint parser keeps each label with its item (`whitespace.list_labels`).
 """
-from typing import Literal, get_args
+from typing import List, Literal, get_args
 
 import numpy
 from spacy.attrs import IS_SPACE, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .whitespace import BULLETS
+from .whitespace import BULLETS, line_starts, mark_columns, list_items
 
 Mode = Literal["ignore", "line", "paragraph"]
 MODES = get_args(Mode)
@@ -31,13 +34,13 @@ def _breaks(text: str, mode: str) -> bool:
 
 
 class NewlineBoundaries:
-    def __init__(self, mode: Mode = "line", bullets: bool = True) -> None:
+    def __init__(self, mode: Mode = "line", list_items: bool = True) -> None:
         if mode not in MODES:
             raise ValueError(f"newline_boundaries: mode must be one of {', '.join(MODES)}, got {mode!r}")
-        if not isinstance(bullets, bool):
-            raise ValueError(f"newline_boundaries: bullets must be true or false, got {bullets!r}")
+        if not isinstance(list_items, bool):
+            raise ValueError(f"newline_boundaries: list_items must be true or false, got {list_items!r}")
         self.mode = mode
-        self.bullets = bullets
+        self.list_items = list_items
 
     def __call__(self, doc: Doc) -> Doc:
         """Only whitespace tokens are visited (a token's own trailing whitespace, `whitespace_`, is
@@ -49,18 +52,16 @@ class NewlineBoundaries:
         space = doc.to_array([IS_SPACE]).reshape((len(doc),)).astype(bool)
         words = numpy.flatnonzero(~space)
         starts = []
-        n = len(doc)
         for j in numpy.flatnonzero(space).tolist():
-            text = doc[j].text
-            if _breaks(text, self.mode):
+            if _breaks(doc[j].text, self.mode):
                 k = int(numpy.searchsorted(words, j))  # the first word after this whitespace
                 if k < len(words) and words[k] > 0:
                     starts.append(int(words[k]))
-            elif self.bullets and j + 2 < n and ("\n" in text or "\r" in text) and not space[j + 1] \
-                    and not space[j + 2] and doc[j + 1].text in BULLETS and doc[j + 1].whitespace_:
-                starts.append(j + 1)  # `\n* Budget review`: the bullet opens an item
+        if self.list_items and space.any():
+            starts.extend(_item_starts(doc))
         if not starts:
             return doc
+        starts = sorted(set(starts))
         if doc.has_annotation("DEP"):  # spaCy's own error: boundaries of a parsed Doc are fixed
             doc[starts[0]].is_sent_start = True
         column = doc.to_array([SENT_START]).reshape((len(doc), 1))
@@ -69,8 +70,27 @@ class NewlineBoundaries:
         return doc
 
 
-@Language.factory("newline_boundaries", default_config={"mode": "line", "bullets": True})
-def make_newline_boundaries(nlp: Language, name: str, mode: Mode, bullets: bool) -> NewlineBoundaries:
-    """Line (`line`) or paragraph (`paragraph`) breaks, and bullets opening a line (`bullets`),
+def _item_starts(doc: Doc) -> List[int]:
+    """The labels of `doc`'s list items (`whitespace.list_items`) that start a sentence: every
+    bullet, and a label whose line's neighbour (the line start before or after it) is an item too;
+    not the document's first token (a start already)."""
+    arr = mark_columns(doc)
+    items = list_items(doc, arr)
+    if not items:
+        return []
+    lines = line_starts(doc, arr).tolist()
+    labelled = {label for label, _, _ in items}
+    out = []
+    for label, _, _ in items:
+        k = lines.index(label)
+        listed = (k > 0 and lines[k - 1] in labelled) or (k + 1 < len(lines) and lines[k + 1] in labelled)
+        if k > 0 and (doc[label].text in BULLETS or listed):
+            out.append(label)
+    return out
+
+
+@Language.factory("newline_boundaries", default_config={"mode": "line", "list_items": True})
+def make_newline_boundaries(nlp: Language, name: str, mode: Mode, list_items: bool) -> NewlineBoundaries:
+    """Line (`line`) or paragraph (`paragraph`) breaks, and the items of a list (`list_items`),
     as preset sentence boundaries."""
-    return NewlineBoundaries(mode, bullets)
+    return NewlineBoundaries(mode, list_items)

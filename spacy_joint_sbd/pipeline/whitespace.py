@@ -10,7 +10,7 @@ citation after it, `… computer. [1] The latter …`; a list label at a line's 
 item, `1. Preheat the oven.` (`forbid_closing_starts`).
 """
 import re
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.attrs import IS_SPACE, ORTH, SPACY
@@ -110,7 +110,7 @@ SPACE_LABEL = "dep"
 """The label of every whitespace token's arc (as spaCy's parser gives to attached whitespace)."""
 
 
-def _mark_columns(doc: Doc) -> numpy.ndarray:
+def mark_columns(doc: Doc) -> numpy.ndarray:
     """(len(doc), 3) ORTH, SPACY, IS_SPACE: what `closing_marks` and `citation_marks` read."""
     return doc.to_array([ORTH, SPACY, IS_SPACE]).reshape((len(doc), 3))
 
@@ -119,10 +119,10 @@ def closing_marks(doc: Doc, arr: Optional[numpy.ndarray] = None,
                   cites: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """Which tokens of `doc` close what came before them: a closing bracket, or a quote glued to
     the word before it and followed by whitespace (a space, a whitespace token, or the end) or by
-    a citation (`left."[3] She`, `citation_marks`). `arr`: the Doc's `_mark_columns`, `cites`:
+    a citation (`left."[3] She`, `citation_marks`). `arr`: the Doc's `mark_columns`, `cites`:
     its `citation_marks`, if found already."""
     n = len(doc)
-    arr = _mark_columns(doc) if arr is None else arr
+    arr = mark_columns(doc) if arr is None else arr
     cites = citation_marks(doc, arr) if cites is None else cites
     glued = numpy.zeros((n,), dtype=bool)
     glued[1:] = (arr[:-1, 1] == 0) & (arr[:-1, 2] == 0)  # the token before: a word, no space after it
@@ -138,12 +138,12 @@ def citation_marks(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarr
     number, `]` (`… on your computer. [1] The latter …`, wikiHow's and Wikipedia's references),
     except where a line break comes right before the `[` (a reference list's `[1] Smith, J.`).
     The `[` and the number are marked; the `]` is a closing bracket already (`closing_marks`).
-    `arr`: the Doc's `_mark_columns`, if read already."""
+    `arr`: the Doc's `mark_columns`, if read already."""
     n = len(doc)
     out = numpy.zeros((n,), dtype=bool)
     if n < 4:
         return out
-    orth = (_mark_columns(doc) if arr is None else arr)[:, 0]
+    orth = (mark_columns(doc) if arr is None else arr)[:, 0]
     opens = numpy.flatnonzero(orth[1:-2] == _OPEN_BRACKET_ID) + 1
     for i in opens.tolist():
         if orth[i + 2] != _CLOSE_BRACKET_ID or not doc[i + 1].is_digit:
@@ -165,38 +165,47 @@ _OPENING = frozenset({'"', "'", "“", "‘", "«", "(", "[", "{", "``"})
 """Marks that may open an item after its label, glued to its first word."""
 
 
-def list_labels(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
-    """Which tokens of `doc` end a list label or follow one on its line: at a line's start (the
+def list_items(doc: Doc, arr: Optional[numpy.ndarray] = None) -> List[Tuple[int, int, int]]:
+    """The list items of `doc`, as (label, mark, word) token indices: at a line's start (the
     document's, or after whitespace holding a line break) a number, letter or roman numeral glued
     to `.` or `)` (`1. Preheat the oven.`, `2) Target …`, `IV. Results`; `a.`, `B.` are one token
-    to spaCy) or a bullet (`• Budget review`, `BULLETS`), then a space and a word (perhaps after opening quotes or brackets glued to it). The
-    mark (a token of its own), those openers and that word are marked: the label and its item are one sentence (UD English EWT and
-    GUM train never make such a label a sentence of its own: 0 of 96). `arr`: the Doc's
-    `_mark_columns`, if read already."""
+    to spaCy: then mark = label) or a bullet (`• Budget review`, `BULLETS`; mark = label), then a
+    space and the item's first word (after any opening quotes or brackets glued to it).
+    `arr`: the Doc's `mark_columns`, if read already."""
     n = len(doc)
-    out = numpy.zeros((n,), dtype=bool)
     if n < 2:
-        return out
-    arr = _mark_columns(doc) if arr is None else arr
-    for i in _line_starts(doc, arr).tolist():
+        return []
+    arr = mark_columns(doc) if arr is None else arr
+    out = []
+    for i in line_starts(doc, arr).tolist():
         text = doc[i].text
         if text in BULLETS or (len(text) > 1 and text[-1] in _LABEL_MARKS and _LABEL.match(text[:-1])):
-            mark = i  # a bullet, or one token as spaCy keeps `B.` and `a.`
+            mark = i
         elif i + 1 < n and not arr[i, 1] and doc[i + 1].text in _LABEL_MARKS and _LABEL.match(text):
             mark = i + 1  # the label glued to its mark
         else:
             continue
         if mark + 1 < n and arr[mark, 1] and not arr[mark + 1, 2]:  # a space, then a word
-            out[mark] = mark > i
             j = mark + 1
             while j + 1 < n and doc[j].text in _OPENING and not arr[j, 1] and not arr[j + 1, 2]:
-                out[j] = True  # `10. "We believe …`: the opening quote and the word after it
-                j += 1
-            out[j] = True
+                j += 1  # `10. "We believe …`: past the opening quote
+            out.append((i, mark, j))
     return out
 
 
-def _line_starts(doc: Doc, arr: numpy.ndarray) -> numpy.ndarray:
+def list_labels(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+    """Which tokens of `doc` a predicted sentence start must not fall on inside a list item
+    (`list_items`): a label's mark when it is a token of its own, any openers, and the item's
+    first word. The label and its item are one sentence (UD English EWT and GUM train never make
+    such a label a sentence of its own: 0 of 96). `arr`: the Doc's `mark_columns`, if read
+    already."""
+    out = numpy.zeros((len(doc),), dtype=bool)
+    for label, mark, word in list_items(doc, arr):
+        out[label + 1:word + 1] = True
+    return out
+
+
+def line_starts(doc: Doc, arr: numpy.ndarray) -> numpy.ndarray:
     """The document's first non-space token and every non-space token right after whitespace
     that holds a line break."""
     words = numpy.flatnonzero(arr[:, 2] == 0)
@@ -229,7 +238,7 @@ def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
     if len(doc) < 2:
         return presets
     out = presets.copy()
-    arr = _mark_columns(doc)
+    arr = mark_columns(doc)
     cites = citation_marks(doc, arr)
     out[(closing_marks(doc, arr, cites) | cites | list_labels(doc, arr)) & (out == -1)] = 0
     return out

@@ -59,28 +59,34 @@ def test_same_starts_as_the_token_by_token_rule_on_random_layout(mode):
     ("Agenda\n* Budget review\n* Hiring plan", ["*", "*"]),
     ("Notes:\n• First point\r\n• Second point", ["•", "•"]),
     ("Done.\n\n▪ An item", ["▪"]),                     # the blank line makes it a start anyway
+    ("One bullet\n• alone is an item", ["•"]),
     ("He went there\n- and came back", []),             # a dash: wrapped prose does this
     ("A 5 * 3 product\n*emphasis* here", []),           # no space after the mark
     ("A list:\n*\nnothing after", []),                  # no word on the bullet's line
     ("Rated 3 * in\nthe guide", []),                    # not at a line's start
+    ("Steps\na) Open the box\nb) Take it out", ["a", "b"]),
+    ("Options:\nA. Red\nB. Blue\n\nC. Green", ["A.", "B.", "C."]),
+    ("To do:\n1. Buy milk\nand then\n2. Call mom", []),   # no two items on adjacent lines
+    ("He scored\n3. That was the end of it.", []),     # wrapped prose: one line, not a list
 ])
-def test_bullets_start_list_items(text, expected):
+def test_list_items_start_sentences(text, expected):
     doc = NewlineBoundaries("paragraph")(spacy.blank("en").make_doc(text))
-    assert [t.text for t in doc if t.is_sent_start and t.i > 0 and t.text in "•*▪"] == expected
+    got = [t.text for t in doc if t.is_sent_start and t.i > 0]
+    assert got == expected, [(t.text, t.is_sent_start) for t in doc]
 
 
-def test_bullets_can_be_switched_off_and_ignore_leaves_the_doc_alone():
-    text = "Agenda\n* Budget review\n* Hiring plan"
-    for comp in (NewlineBoundaries("paragraph", bullets=False), NewlineBoundaries("ignore")):
+def test_list_items_can_be_switched_off_and_ignore_leaves_the_doc_alone():
+    text = "Agenda\n* Budget review\n* Hiring plan\na) one\nb) two"
+    for comp in (NewlineBoundaries("paragraph", list_items=False), NewlineBoundaries("ignore")):
         doc = comp(spacy.blank("en").make_doc(text))
         assert not any(t.is_sent_start and t.i > 0 for t in doc)
-    with pytest.raises(ValueError, match="bullets must be true or false"):
-        NewlineBoundaries("line", bullets="yes")
+    with pytest.raises(ValueError, match="list_items must be true or false"):
+        NewlineBoundaries("line", list_items="yes")
 
 
-def test_bullets_default_on_in_a_pipeline():
+def test_list_items_default_on_in_a_pipeline():
     nlp = spacy.blank("en")
     pipe = nlp.add_pipe("newline_boundaries", config={"mode": "paragraph"})
-    assert pipe.bullets and nlp.config["components"]["newline_boundaries"]["bullets"] is True
+    assert pipe.list_items and nlp.config["components"]["newline_boundaries"]["list_items"] is True
     doc = nlp("Agenda\n• Budget review")
     assert [t.text for t in doc if t.is_sent_start] == ["Agenda", "•"]

@@ -1,6 +1,6 @@
 """Lists as users paste them (recipes, instructions, minutes): does a list label stay with its item
 (`spacy_joint_sbd.pipeline.whitespace.list_labels`), and does a bulleted item start a sentence
-(`newline_boundaries`' `bullets`)?
+(`newline_boundaries`' `list_items`)?
 
 Documents of 10 items each, one item per line, every item one sentence of UD English EWT test (its
 `# text`, the first `--items` of 5–40 words, in file order: a test set, reported only), labelled
@@ -78,16 +78,16 @@ def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", h
                     "labels": sum(len(g) + 1 for _, g in docs), "systems": {}}
     report["systems"]["joint (segment)"] = evaluate(docs, joint)
     rule = whitespace.list_labels
-    bullets = [pipe for _, pipe in nlp.pipeline if hasattr(pipe, "bullets")]
+    components = [pipe for _, pipe in nlp.pipeline if hasattr(pipe, "list_items")]
     whitespace.list_labels = lambda doc, arr=None: numpy.zeros((len(doc),), dtype=bool)
-    for pipe in bullets:
-        pipe.bullets = False
+    for pipe in components:
+        pipe.list_items = False
     try:
         report["systems"]["joint, no list rules"] = evaluate(docs, joint)
     finally:
         whitespace.list_labels = rule
-        for pipe in bullets:
-            pipe.bullets = True
+        for pipe in components:
+            pipe.list_items = True
     for name, run in rule_splitters().items():
         report["systems"][name] = evaluate(docs, run)
     for name, s in report["systems"].items():
