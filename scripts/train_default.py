@@ -53,9 +53,9 @@ from spacy_joint_sbd.cli.tune_bias import PUNCT_GRID, UNPUNCT_GRID, best_bias, s
 from spacy_joint_sbd.corpus import DocRecord
 from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.readers import load_gold_docs
+from spacy_joint_sbd.corpus.tokenizer_rules import use_citation_tokens
 from spacy_joint_sbd.corpus.variants import apply_variant
 from spacy_joint_sbd.pipeline.joint_sbd_parser import DEFAULT_MODEL
-from spacy_joint_sbd.corpus.tokenizer_rules import use_citation_tokens
 from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
 from spacy_joint_sbd.pipeline.tok2vec_depth import add_truncated_tok2vec, check_depth
 from spacy_joint_sbd.scoring import score_records

@@ -79,10 +79,11 @@ def _item_starts(doc: Doc) -> List[int]:
     if not items:
         return []
     lines = line_starts(doc, arr).tolist()
+    line_of = {start: k for k, start in enumerate(lines)}
     labelled = {label for label, _, _ in items}
     out = []
     for label, _, _ in items:
-        k = lines.index(label)
+        k = line_of[label]
         listed = (k > 0 and lines[k - 1] in labelled) or (k + 1 < len(lines) and lines[k + 1] in labelled)
         if k > 0 and (doc[label].text in BULLETS or listed):
             out.append(label)

@@ -265,6 +265,5 @@ def closing_quote_tags(doc: Doc, attrs: numpy.ndarray, names: Sequence[str]) -> 
 
 _BRACKET_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_BRACKETS)], dtype=numpy.uint64)
 _QUOTE_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_QUOTES)], dtype=numpy.uint64)
-_LABEL_MARK_IDS = numpy.asarray([hash_string(m) for m in sorted(_LABEL_MARKS)], dtype=numpy.uint64)
 _OPEN_BRACKET_ID, _CLOSE_BRACKET_ID = numpy.uint64(hash_string("[")), numpy.uint64(hash_string("]"))
 _OPENING_TAG, _CLOSING_TAG = numpy.uint64(hash_string("``")), numpy.uint64(hash_string("''"))
