@@ -13,6 +13,12 @@ from spacy_joint_sbd.learn.blas import single_threaded_blas
 from spacy_joint_sbd.learn.kmeans import CentroidTable, nearest_in_sets
 
 
+@pytest.fixture(autouse=True)
+def float_product(monkeypatch):
+    """These tests are about the float product's BLAS threads: the int8 shortlist is off."""
+    monkeypatch.setattr(kmeans_module, "SHORTLIST", False)
+
+
 @pytest.fixture(scope="module")
 def table() -> CentroidTable:
     rng = numpy.random.RandomState(3)

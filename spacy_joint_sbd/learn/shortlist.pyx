@@ -1,0 +1,136 @@
+"""Nearest centroids by an int8 shortlist: the context clusters' search at a quarter of the float work.
+
+Every token of a Doc is compared with every centroid of the context clusters (5,456 of them in the
+default pipeline): one float32 matrix product that already runs at the CPU's float peak. Here rows
+and centroids are quantized to 8 bits (a scale per row and per centroid), every distance is first
+computed approximately from integer dot products (AVX-512 VNNI: four times the multiply-adds of
+float32 per instruction), and only the centroids whose approximate distance is within a proven
+error bound of the smallest get their float distance computed. With x~ = s q and c~ = t p the
+quantized vectors, Cauchy-Schwarz gives |x.c - x~.c~| <= ||x|| ||c - c~|| + ||x - x~|| ||c~||, so
+each approximate distance ||c||^2 - 2 x~.c~ is within twice that of ||c||^2 - 2 x.c, and the
+nearest centroid is always on the shortlist: the ids are those of the float search, except where
+two distances tie to float rounding (where BLAS's own ids depend on its thread count). On GUM dev's
+tokens the shortlist holds 1-6 centroids of a set on average.
+
+The kernel needs AVX-512 VNNI (`available()`); elsewhere `learn.kmeans` keeps the float product.
+"""
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+
+import numpy
+
+SLACK_RELATIVE = 1e-4
+"""The error bound is widened by this fraction, and by `SLACK_FLOAT` of the distances' magnitude,
+for the float rounding of the approximate distances (a few units in the last place)."""
+SLACK_FLOAT = 1e-5
+
+
+def available() -> bool:
+    """Whether this CPU runs the kernel (x86-64 with AVX-512 F, BW and VNNI)."""
+    return bool(sjs_sl_has_vnni())
+
+
+def _use_kernel(bint on) -> None:
+    """Tests: off makes `available()` False (learn.kmeans then takes the float product); on
+    detects the CPU again."""
+    sjs_sl_set_vnni(on)
+
+
+def _quantize(c: numpy.ndarray):
+    """int8 codes (k, d) and float32 scales (k,) of the rows of `c`: q = round(c / s) with
+    s = max |c| / 127 (1 where that is 0), as the kernel quantizes its rows."""
+    s = (numpy.abs(c).max(axis=1) / numpy.float32(127.0)).astype(numpy.float32)
+    s[~(s > 0)] = 1.0  # a zero row, or one whose scale underflows: codes 0, its error all of it
+    q = numpy.clip(numpy.rint(c / s[:, None]), -127, 127).astype(numpy.int8)
+    return q, s
+
+
+cdef class QuantizedSet:
+    """One centroid set in the kernel's layout: codes packed by groups of 16 centroids (chunk t
+    of a group: 4 codes of each of its 16 centroids, 64 bytes), padded to a multiple of
+    `SJS_SL_PAD` centroids whose distance is +inf; the float centroids and norms for the
+    shortlist's exact distances; and the set's error terms max ||c - c~|| and max ||c~||."""
+
+    cdef readonly int k, kpad, d, chunks
+    cdef readonly double err, size
+    cdef readonly object pack, bias, scale, norms, cents
+
+    def __init__(self, centroids, norms):
+        c = numpy.ascontiguousarray(centroids, dtype=numpy.float32)
+        if c.ndim != 2 or len(c) == 0 or c.shape[1] == 0 or not numpy.isfinite(c).all():
+            raise ValueError(f"QuantizedSet: need a finite (k >= 1, d >= 1) array, got shape {numpy.shape(centroids)}")
+        self.k, self.d = int(c.shape[0]), int(c.shape[1])
+        self.chunks = (self.d + 3) // 4
+        self.kpad = (self.k + SJS_SL_PAD - 1) // SJS_SL_PAD * SJS_SL_PAD
+        q, s = _quantize(c)
+        approx = q.astype(numpy.float64) * s[:, None].astype(numpy.float64)
+        self.err = float(numpy.sqrt(((c.astype(numpy.float64) - approx) ** 2).sum(1)).max())
+        self.size = float(numpy.sqrt((approx ** 2).sum(1)).max())
+        codes = numpy.zeros((self.kpad, 4 * self.chunks), dtype=numpy.int8)
+        codes[:self.k, :self.d] = q
+        # (groups, 16, chunks, 4) -> (groups, chunks, 16, 4): a chunk's 16 centroids side by side
+        self.pack = numpy.ascontiguousarray(
+            codes.reshape(self.kpad // 16, 16, self.chunks, 4).transpose(0, 2, 1, 3)).reshape(-1)
+        self.bias = numpy.zeros(self.kpad, dtype=numpy.int32)
+        self.bias[:self.k] = 128 * q.astype(numpy.int32).sum(1)
+        self.scale = numpy.zeros(self.kpad, dtype=numpy.float32)
+        self.scale[:self.k] = s
+        self.norms = numpy.full(self.kpad, numpy.inf, dtype=numpy.float32)
+        self.norms[:self.k] = numpy.asarray(norms, dtype=numpy.float32)
+        self.cents = c
+
+
+def nearest(x, sets, out) -> None:
+    """For each row of the finite float32 (n, d) C-contiguous array `x` and each QuantizedSet of
+    `sets` (one d), write the index of its nearest centroid into column j of the int64 (n,
+    len(sets)) array `out`. Releases the GIL; needs `available()`."""
+    if not sjs_sl_has_vnni():
+        raise RuntimeError("shortlist.nearest: this CPU has no AVX-512 VNNI (check available() first)")
+    cdef const float[:, ::1] X = numpy.ascontiguousarray(x, dtype=numpy.float32)
+    cdef int64_t[:, ::1] o = out
+    cdef int64_t n = X.shape[0]
+    cdef int d = X.shape[1]
+    sets = list(sets)
+    if o.shape[0] != n or o.shape[1] != len(sets):
+        raise ValueError(f"shortlist.nearest: out must be ({n}, {len(sets)}), got {tuple(out.shape)}")
+    if any(not isinstance(s, QuantizedSet) or s.d != d for s in sets):
+        raise ValueError(f"shortlist.nearest: need QuantizedSets of width {d}")
+    if n == 0:
+        return
+    if not numpy.isfinite(x).all():
+        raise ValueError("shortlist.nearest: the vectors contain NaN or infinity")
+    cdef int chunks = (d + 3) // 4
+    cdef uint8_t[:, ::1] codes = numpy.empty((n, 4 * chunks), dtype=numpy.uint8)
+    cdef float[::1] xscale = numpy.empty(n, dtype=numpy.float32)
+    xnorm_arr = numpy.empty(n, dtype=numpy.float64)
+    xerr_arr = numpy.empty(n, dtype=numpy.float64)
+    cdef double[::1] xnorm = xnorm_arr
+    cdef double[::1] xerr = xerr_arr
+    cdef int64_t i
+    with nogil:
+        for i in range(n):
+            xscale[i] = sjs_sl_quantize_row(&X[i, 0], d, chunks, &codes[i, 0], &xnorm[i], &xerr[i])
+    cdef QuantizedSet qs
+    cdef float[::1] slack
+    cdef const int8_t[::1] pack
+    cdef const int32_t[::1] bias
+    cdef const float[::1] scale, norms
+    cdef const float[:, ::1] cents
+    cdef float* buf
+    cdef int j
+    for j, qs in enumerate(sets):
+        # |D - D~| <= 2 (||x|| err + ||x - x~|| size) for each centroid: the shortlist is 4 of it wide
+        bound = 4.0 * (xnorm_arr * qs.err + xerr_arr * qs.size)
+        magnitude = float(numpy.max(qs.norms[:qs.k])) + 2.0 * xnorm_arr * qs.size
+        slack = (bound * (1.0 + SLACK_RELATIVE) + SLACK_FLOAT * magnitude).astype(numpy.float32)
+        pack, bias, scale, norms, cents = qs.pack, qs.bias, qs.scale, qs.norms, qs.cents
+        buf = <float*>malloc(SJS_SL_ROWS * sizeof(float) * qs.kpad)
+        if buf == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                sjs_sl_nearest_set(&X[0, 0], n, d, chunks, &codes[0, 0], &xscale[0], &slack[0],
+                                   &pack[0], &bias[0], &scale[0], &norms[0], &cents[0, 0],
+                                   qs.k, qs.kpad, &o[0, j], o.shape[1], buf)
+        finally:
+            free(buf)
