@@ -22,8 +22,10 @@ alone is not reported.
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, TextIO, Tuple
 
+import numpy
+from spacy.attrs import IDX, IS_SPACE, LENGTH
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
 from .corpus.labels import from_spacy_dep
 
@@ -71,36 +73,47 @@ def check_positive(name: str, value) -> None:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 
-def _trimmed(sent: Span) -> Optional[Tuple[int, int]]:
-    """[first, last] token indices of the sentence without whitespace-only tokens at its edges."""
-    tokens = [t.i for t in sent if not t.is_space]
-    return (tokens[0], tokens[-1]) if tokens else None
+def doc_sentences(doc: Doc, source: str = "", offset: int = 0, with_parse: bool = False,
+                  text: Optional[str] = None) -> List[Sentence]:
+    """The sentences of a processed Doc, offsets shifted by `offset` (the Doc's place in its source).
 
-
-def doc_sentences(doc: Doc, source: str = "", offset: int = 0, with_parse: bool = False) -> List[Sentence]:
-    """The sentences of a processed Doc, offsets shifted by `offset` (the Doc's place in its source)."""
-    out = []
+    `text`: the Doc's text, where the caller has it (spaCy rebuilds `Doc.text` from every token on
+    each access: 7% of `segment`'s time on books). Each sentence's edges are found from one array of
+    the Doc's whitespace flags, offsets and lengths, without a Token object per word."""
+    out: List[Sentence] = []
+    if len(doc) == 0:
+        return out
+    if text is None:
+        text = doc.text
+    elif doc[-1].idx + len(doc[-1].text_with_ws) != len(text):
+        raise ValueError(f"doc_sentences: the text given has {len(text)} characters, the Doc "
+                         f"{doc[-1].idx + len(doc[-1].text_with_ws)}")
     has_parse = with_parse and doc.has_annotation("DEP")
-    text = doc.text  # spaCy rebuilds Doc.text on every access: once per Doc, not once per sentence
-    for sent in doc.sents:
-        edges = _trimmed(sent)
-        if edges is None:
+    cols = doc.to_array([IS_SPACE, IDX, LENGTH]).astype(numpy.int64)
+    solid = numpy.flatnonzero(cols[:, 0] == 0)  # the tokens that are not whitespace
+    spans = [(sent.start, sent.end) for sent in doc.sents]
+    bounds = numpy.asarray(spans, dtype=numpy.int64).reshape(-1, 2)
+    firsts = numpy.searchsorted(solid, bounds[:, 0]).tolist()
+    lasts = (numpy.searchsorted(solid, bounds[:, 1]) - 1).tolist()
+    idx, length, solid_list = cols[:, 1].tolist(), cols[:, 2].tolist(), solid.tolist()
+    for a, b in zip(firsts, lasts):
+        if a > b:  # whitespace alone
             continue
-        first, last = doc[edges[0]], doc[edges[1]]
-        start, end = first.idx, last.idx + len(last.text)
+        first, last = solid_list[a], solid_list[b]
+        start, end = idx[first], idx[last] + length[last]
         tokens = None
         if with_parse:
             tokens = [{"text": t.text, "start_char": offset + t.idx, "end_char": offset + t.idx + len(t.text),
-                       "head": (t.head.i - first.i if t.head.i != t.i else -1) if has_parse else None,
+                       "head": (t.head.i - first if t.head.i != t.i else -1) if has_parse else None,
                        "dep": from_spacy_dep(t.dep_) if has_parse else None, "tag": t.tag_ or None}
-                      for t in doc[first.i:last.i + 1]]
+                      for t in doc[first:last + 1]]
         out.append(Sentence(source, offset + start, offset + end, text[start:end], tokens))
     return out
 
 
 def segment_text(nlp: Language, text: str, source: str = "", with_parse: bool = False) -> List[Sentence]:
     """Sentences of one text that fits in memory (and in `nlp.max_length`)."""
-    return doc_sentences(nlp(text), source, 0, with_parse)
+    return doc_sentences(nlp(text), source, 0, with_parse, text=text)
 
 
 def _cut_at_space(text: str) -> int:
@@ -158,7 +171,7 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
             window, rest = window[:cut], window[cut:] + rest
         last = eof and not rest
         stats.windows += 1
-        sents = doc_sentences(nlp(doc), source, offset, with_parse)
+        sents = doc_sentences(nlp(doc), source, offset, with_parse, text=window)
         if last:
             keep, carry_from = sents, len(window)
         elif len(sents) > 1:
@@ -183,7 +196,7 @@ def segment_texts(nlp: Language, items: Iterable[Tuple[str, str]], with_parse: b
     """(source, text) pairs of texts that fit in one Doc, processed in batches (`nlp.pipe`)."""
     check_positive("batch_size", batch_size)
     check_positive("n_process", n_process)
-    docs = nlp.pipe(((text, source) for source, text in items), as_tuples=True, batch_size=batch_size,
+    docs = nlp.pipe(((text, (source, text)) for source, text in items), as_tuples=True, batch_size=batch_size,
                     n_process=n_process)
-    for doc, source in docs:
-        yield source, doc_sentences(doc, source, 0, with_parse)
+    for doc, (source, text) in docs:
+        yield source, doc_sentences(doc, source, 0, with_parse, text=text)

@@ -31,15 +31,16 @@ where the CPU has AVX-512 VNNI: the same ids as the float product at about 40% o
 set it False to reach the float product."""
 
 
-def nearest(x: numpy.ndarray, centroids: numpy.ndarray) -> numpy.ndarray:
+def nearest(x: numpy.ndarray, centroids: numpy.ndarray, product: bool = False) -> numpy.ndarray:
     """Index of the nearest centroid (squared Euclidean distance) for each row of `x`.
 
-    x: (n, d) float; centroids: (k, d) float. Rows with NaN or infinity get cluster 0."""
+    x: (n, d) float; centroids: (k, d) float. Rows with NaN or infinity get cluster 0.
+    product=True: always by the float product (`nearest_in_sets`)."""
     c = numpy.asarray(centroids, dtype=numpy.float32)
     if c.ndim != 2 or len(c) == 0:
         raise ValueError(f"nearest: need (n, d) vectors and (k >= 1, d) centroids, got "
                          f"{numpy.shape(x)} and {c.shape}")
-    return nearest_in_sets(x, CentroidTable([c]))[:, 0]
+    return nearest_in_sets(x, CentroidTable([c]), product=product)[:, 0]
 
 
 class CentroidTable:
@@ -86,14 +87,14 @@ class CentroidTable:
         return self._quantized
 
 
-def nearest_in_sets(x: numpy.ndarray, table: CentroidTable) -> numpy.ndarray:
+def nearest_in_sets(x: numpy.ndarray, table: CentroidTable, product: bool = False) -> numpy.ndarray:
     """(n, number of sets) int64: for each row of `x`, the index of its nearest centroid (squared
     Euclidean distance) within each set of `table`. Rows with NaN or infinity get 0 everywhere.
 
     Where the CPU has AVX-512 VNNI (`learn.shortlist`), finite rows of moderate length are assigned
     by int8 distances and the float distances of a shortlist that provably holds the nearest
     centroid (ids differ from the product's only where two distances tie to float rounding).
-    Otherwise distances are ‖c‖² − 2·x·c, each block's in float32 by one product per set (`CentroidTable.parts`),
+    Otherwise, or with product=True, distances are ‖c‖² − 2·x·c, each block's in float32 by one product per set (`CentroidTable.parts`),
     in blocks of at most `BLOCK` values; blocks of fewer than `SINGLE_THREAD_ROWS` rows (a Doc at
     prediction time) are multiplied with BLAS on one thread, whatever the environment says. The distances' last bits
     depend on BLAS's thread count (OpenBLAS partitions the product differently), so the limit also
@@ -104,7 +105,7 @@ def nearest_in_sets(x: numpy.ndarray, table: CentroidTable) -> numpy.ndarray:
     out = numpy.zeros((len(x), len(table.bounds)), dtype=numpy.int64)
     if len(x) == 0:
         return out
-    if SHORTLIST and shortlist.available() and _moderate(x, table):
+    if SHORTLIST and not product and shortlist.available() and _moderate(x, table):
         shortlist.nearest(numpy.ascontiguousarray(x), table.quantized(), out)
         return out
     rows = max(1, BLOCK // table.ct.shape[1])
@@ -170,7 +171,9 @@ def kmeans(x: Union[numpy.ndarray, Sequence[numpy.ndarray]], k: int, iters: int 
 
     `x` may be a list or tuple of (n_i, d) arrays (e.g. one per Doc): their rows stacked in order,
     the same result as one array; when more than `max_points` rows come, only the sample is copied
-    into one array (the parts are never stacked whole)."""
+    into one array (the parts are never stacked whole). Each iteration assigns by the float product
+    (`nearest(product=True)`: large blocks on BLAS's threads), as before the int8 shortlist: the
+    centroids of a given sample stay the same bits on every CPU that has the same BLAS."""
     is_parts = isinstance(x, (list, tuple)) and len(x) > 0 and all(hasattr(p, "ndim") for p in x)
     parts = [numpy.asarray(p, dtype=numpy.float32) for p in (x if is_parts else [x])]
     if any(p.ndim != 2 or p.shape[1] == 0 for p in parts) or len({p.shape[1] for p in parts}) != 1:
@@ -192,7 +195,7 @@ def kmeans(x: Union[numpy.ndarray, Sequence[numpy.ndarray]], k: int, iters: int 
         raise ValueError(f"kmeans: {len(start)} distinct vectors cannot make {k} clusters")
     c = x[start].copy()
     for _ in range(iters):
-        a = nearest(x, c)
+        a = nearest(x, c, product=True)
         order = numpy.argsort(a, kind="stable")
         counts = numpy.bincount(a, minlength=k)
         full = counts > 0

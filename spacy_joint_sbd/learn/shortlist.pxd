@@ -9,70 +9,120 @@ cdef extern from *:
 
     /* Nearest centroids by an int8 shortlist (see shortlist.pyx): rows and centroids quantized
        to 8 bits, every approximate distance from integer dot products (AVX-512 VNNI: 64
-       multiply-adds per instruction, four times float32's), then the float distance of the few
-       centroids whose approximate distance lies within the quantization's error bound of the
-       smallest. The bound is proven (Cauchy-Schwarz), so the true nearest is always among them. */
+       multiply-adds per instruction, four times float32's), then the double-precision distance
+       of the few centroids whose approximate distance lies within the quantization's error bound
+       of the smallest. The bound is proven (Cauchy-Schwarz), so the true nearest is always among them. */
 
     #define SJS_SL_ROWS 8      /* rows sharing each centroid load (8 x 2 measured fastest on 4x4 ... 16x1) */
     #define SJS_SL_GROUPS 2    /* groups of 16 centroids per pass: 16 int32 accumulators in all */
-    #define SJS_SL_PAD (16 * SJS_SL_GROUPS)
-
-    /* One row quantized: u8 codes (q + 128, q = round(x / s) in [-127, 127]), `chunks` * 4 bytes
-       with pads of 128 (code 0); returns the scale s and writes ||x|| and ||x - s q||. */
-    static float sjs_sl_quantize_row(const float* x, int d, int chunks, uint8_t* codes,
-                                     double* norm, double* err) {
-        float top = 0.0f;
-        int i;
-        for (i = 0; i < d; i++) { float a = fabsf(x[i]); if (a > top) top = a; }
-        float s = top / 127.0f;
-        if (!(s > 0.0f)) s = 1.0f;  /* a zero row, or one so small its scale underflows: codes 0 */
-        double n2 = 0.0, e2 = 0.0;
-        for (i = 0; i < d; i++) {
-            float q = nearbyintf(x[i] / s);
-            if (q > 127.0f) q = 127.0f;
-            if (q < -127.0f) q = -127.0f;
-            codes[i] = (uint8_t)((int)q + 128);
-            double e = (double)x[i] - (double)s * (double)q;
-            n2 += (double)x[i] * (double)x[i];
-            e2 += e * e;
-        }
-        for (; i < 4 * chunks; i++) codes[i] = 128;
-        *norm = sqrt(n2);
-        *err = sqrt(e2);
-        return s;
-    }
-
-    /* The float distance ||c||^2 - 2 x.c, summed in index order (the same value on every CPU
-       that has the kernel). */
-    static inline float sjs_sl_exact(const float* x, const float* c, int d, float norm) {
-        float dot = 0.0f;
-        int i;
-        for (i = 0; i < d; i++) dot += x[i] * c[i];
-        return norm - 2.0f * dot;
-    }
+    #define SJS_SL_PAD (16 * SJS_SL_GROUPS)  /* centroids padded to whole passes */
 
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     #include <immintrin.h>
-    #define SJS_SL_KERNEL 1
-    static int sjs_sl_vnni = -1;
-    static int sjs_sl_has_vnni(void) {
-        if (sjs_sl_vnni < 0) {
-            __builtin_cpu_init();
-            sjs_sl_vnni = (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
-                           && __builtin_cpu_supports("avx512vnni")) ? 1 : 0;
-        }
-        return sjs_sl_vnni;
-    }
-    static void sjs_sl_set_vnni(int on) { sjs_sl_vnni = on ? -1 : 0; }
 
-    /* One centroid set for rows [0, n): `pack` holds the centroids' codes by groups of 16, each
-       group as `chunks` 64-byte vectors (chunk t: 4 codes of each of the 16 centroids, dims
-       4t..4t+3); `bias` = 128 * (sum of each centroid's codes), `scale` each centroid's scale,
-       `norms` each centroid's float ||c||^2 (+inf for the pads up to kpad); `cents` the float
-       centroids (k, d). `slack[r]`: the error bound of row r. Writes out[r * stride]. `buf`:
-       SJS_SL_ROWS * kpad floats. */
+    /* The kernel this CPU runs: 1 AVX-512 VNNI, 0 none; `cap` limits it (tests): -1 none. */
+    static int sjs_sl_found = -1, sjs_sl_cap_at = -1;
+    static int sjs_sl_level(void) {
+        if (sjs_sl_found < 0) {
+            __builtin_cpu_init();
+            sjs_sl_found = (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                            && __builtin_cpu_supports("avx512vnni")) ? 1 : 0;
+        }
+        return sjs_sl_cap_at >= 0 && sjs_sl_cap_at < sjs_sl_found ? sjs_sl_cap_at : sjs_sl_found;
+    }
+    static void sjs_sl_cap(int level) { sjs_sl_cap_at = level; }
+
+    /* The squared distance ||x - c||^2 in double precision (exact to double rounding), by which the
+       shortlist's centroids are ranked: 16 dims at a time, the tail one by one; the same value on
+       every CPU that runs the kernels. */
+    __attribute__((target("avx512f")))
+    static inline double sjs_sl_exact512(const float* x, const float* c, int d) {
+        __m512d acc0 = _mm512_setzero_pd(), acc1 = _mm512_setzero_pd();
+        int i = 0;
+        for (; i + 16 <= d; i += 16) {
+            const __m512d t0 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), _mm512_cvtps_pd(_mm256_loadu_ps(c + i)));
+            const __m512d t1 = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8)), _mm512_cvtps_pd(_mm256_loadu_ps(c + i + 8)));
+            acc0 = _mm512_fmadd_pd(t0, t0, acc0);
+            acc1 = _mm512_fmadd_pd(t1, t1, acc1);
+        }
+        double sum = _mm512_reduce_add_pd(_mm512_add_pd(acc0, acc1));
+        for (; i < d; i++) {
+            const double t = (double)x[i] - (double)c[i];
+            sum += t * t;
+        }
+        return sum;
+    }
+
+    /* One row quantized: u8 codes q + 128, q = round(x / s) in [-127, 127], s = max |x| / 127
+       (1 where that is 0: a zero row, or one so small its scale underflows), 16 values at a time
+       (a codes row is a whole number of 16-byte pieces long: the lanes past d give code 128, as
+       its pads hold); returns s and writes ||x|| and ||x - s q||, summed in float (the slack
+       covers their rounding). */
+    __attribute__((target("avx512f")))
+    static float sjs_sl_quantize_row512(const float* x, int d, uint8_t* codes, double* norm, double* err) {
+        __m512 top = _mm512_setzero_ps();
+        int i;
+        for (i = 0; i < d; i += 16) {
+            const __mmask16 m = d - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (d - i)) - 1);
+            top = _mm512_max_ps(top, _mm512_abs_ps(_mm512_maskz_loadu_ps(m, x + i)));
+        }
+        float s = _mm512_reduce_max_ps(top) / 127.0f;
+        if (!(s > 0.0f)) s = 1.0f;
+        const __m512 sv = _mm512_set1_ps(s), hi = _mm512_set1_ps(127.0f), lo = _mm512_set1_ps(-127.0f);
+        __m512 n2 = _mm512_setzero_ps(), e2 = _mm512_setzero_ps();
+        for (i = 0; i < d; i += 16) {
+            const __mmask16 m = d - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (d - i)) - 1);
+            const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+            __m512 q = _mm512_roundscale_ps(_mm512_div_ps(v, sv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            q = _mm512_max_ps(_mm512_min_ps(q, hi), lo);
+            const __m512 e = _mm512_fnmadd_ps(sv, q, v);
+            n2 = _mm512_fmadd_ps(v, v, n2);
+            e2 = _mm512_fmadd_ps(e, e, e2);
+            const __m512i code = _mm512_add_epi32(_mm512_cvtps_epi32(q), _mm512_set1_epi32(128));
+            _mm_storeu_si128((__m128i*)(codes + i), _mm512_cvtepi32_epi8(code));
+        }
+        *norm = sqrt((double)_mm512_reduce_add_ps(n2));
+        *err = sqrt((double)_mm512_reduce_add_ps(e2));
+        return s;
+    }
+
+    /* Row x's nearest centroid among those whose approximate distance (`br`, kpad of them) is at
+       most `limit`: the smallest double-precision distance, the first on a tie. */
+    __attribute__((target("avx512f")))
+    static int64_t sjs_sl_pick(const float* x, const float* br, float limit, const float* cents,
+                               int d, int k, int kpad) {
+        const __m512 lim = _mm512_set1_ps(limit);
+        double best_d = INFINITY;
+        int64_t best = -1;
+        int j0;
+        for (j0 = 0; j0 < kpad; j0 += 16) {
+            __mmask16 m = _mm512_cmp_ps_mask(_mm512_loadu_ps(br + j0), lim, _CMP_LE_OQ);
+            while (m) {
+                const int j = j0 + __builtin_ctz((unsigned)m);
+                m &= (__mmask16)(m - 1);
+                if (j >= k) continue;
+                const double dist = sjs_sl_exact512(x, cents + (int64_t)j * d, d);
+                if (best < 0 || dist < best_d) { best_d = dist; best = j; }
+            }
+        }
+        return best < 0 ? 0 : best;
+    }
+
+    /* 16 approximate distances of one row from 16 int32 dot products of codes: the codes' sum
+       offset (`b` = 128 * sum of each centroid's codes) taken off, then ||c||^2 - 2 s t dot. */
+    __attribute__((target("avx512f")))
+    static inline __m512 sjs_sl_dist16(__m512i acc, __m512i b, __m512 two_s, __m512 sc, __m512 nv) {
+        const __m512 dot = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, b));
+        return _mm512_fnmadd_ps(dot, _mm512_mul_ps(two_s, sc), nv);
+    }
+
+    /* One centroid set for rows [0, n) with VNNI: `pack` holds the centroids' codes by groups of
+       16, each group as `chunks` 64-byte vectors (chunk t: 4 codes of each of the 16 centroids,
+       dims 4t..4t+3); a row's codes start every `row_bytes`; `bias`, `scale`, `norms` (+inf for
+       the pads up to kpad), `cents` the float centroids (k, d); `slack[r]`: the error bound of
+       row r. Writes out[r * stride]. `buf`: SJS_SL_ROWS * kpad floats. */
     __attribute__((target("avx512f,avx512bw,avx512vnni")))
-    static void sjs_sl_nearest_set(const float* X, int64_t n, int d, int chunks,
+    static void sjs_sl_nearest_set(const float* X, int64_t n, int d, int chunks, int64_t row_bytes,
                                    const uint8_t* codes, const float* xscale, const float* slack,
                                    const int8_t* pack, const int32_t* bias, const float* scale,
                                    const float* norms, const float* cents, int k, int kpad,
@@ -86,7 +136,7 @@ cdef extern from *:
             __m512 two_s[SJS_SL_ROWS], low[SJS_SL_ROWS];
             for (r = 0; r < SJS_SL_ROWS; r++) {
                 const int64_t row = r0 + (r < rows ? r : rows - 1);
-                xr[r] = codes + row * 4 * (int64_t)chunks;
+                xr[r] = codes + row * row_bytes;
                 two_s[r] = _mm512_set1_ps(2.0f * xscale[row]);
                 low[r] = _mm512_set1_ps(INFINITY);
             }
@@ -111,8 +161,7 @@ cdef extern from *:
                     const __m512 sc = _mm512_loadu_ps(scale + j0);
                     const __m512 nv = _mm512_loadu_ps(norms + j0);
                     for (r = 0; r < SJS_SL_ROWS; r++) {
-                        const __m512 dot = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[r][p], b));
-                        const __m512 dist = _mm512_fnmadd_ps(dot, _mm512_mul_ps(two_s[r], sc), nv);
+                        const __m512 dist = sjs_sl_dist16(acc[r][p], b, two_s[r], sc, nv);
                         _mm512_storeu_ps(buf + (int64_t)r * kpad + j0, dist);
                         low[r] = _mm512_min_ps(low[r], dist);
                     }
@@ -120,31 +169,20 @@ cdef extern from *:
             }
             for (r = 0; r < rows; r++) {
                 const int64_t row = r0 + r;
-                const float* x = X + row * (int64_t)d;
-                const float* br = buf + (int64_t)r * kpad;
-                const __m512 limit = _mm512_set1_ps(_mm512_reduce_min_ps(low[r]) + slack[row]);
-                float best_d = INFINITY;
-                int64_t best = -1;
-                int j0;
-                for (j0 = 0; j0 < kpad; j0 += 16) {
-                    __mmask16 m = _mm512_cmp_ps_mask(_mm512_loadu_ps(br + j0), limit, _CMP_LE_OQ);
-                    while (m) {
-                        const int j = j0 + __builtin_ctz((unsigned)m);
-                        m &= (__mmask16)(m - 1);
-                        if (j >= k) continue;
-                        const float dist = sjs_sl_exact(x, cents + (int64_t)j * d, d, norms[j]);
-                        if (best < 0 || dist < best_d) { best_d = dist; best = j; }
-                    }
-                }
-                out[row * stride] = best < 0 ? 0 : best;
+                const float limit = _mm512_reduce_min_ps(low[r]) + slack[row];
+                out[row * stride] = sjs_sl_pick(X + row * (int64_t)d, buf + (int64_t)r * kpad, limit,
+                                                cents, d, k, kpad);
             }
         }
     }
+
     #else
-    #define SJS_SL_KERNEL 0
-    static int sjs_sl_has_vnni(void) { return 0; }
-    static void sjs_sl_set_vnni(int on) { (void)on; }
-    static void sjs_sl_nearest_set(const float* X, int64_t n, int d, int chunks,
+    static float sjs_sl_quantize_row512(const float* x, int d, uint8_t* codes, double* norm, double* err) {
+        return 1.0f;
+    }
+    static int sjs_sl_level(void) { return 0; }
+    static void sjs_sl_cap(int level) { (void)level; }
+    static void sjs_sl_nearest_set(const float* X, int64_t n, int d, int chunks, int64_t row_bytes,
                                    const uint8_t* codes, const float* xscale, const float* slack,
                                    const int8_t* pack, const int32_t* bias, const float* scale,
                                    const float* norms, const float* cents, int k, int kpad,
@@ -153,12 +191,11 @@ cdef extern from *:
     """
     int SJS_SL_PAD
     int SJS_SL_ROWS
-    int sjs_sl_has_vnni() nogil
-    void sjs_sl_set_vnni(int on) nogil
-    float sjs_sl_quantize_row(const float* x, int d, int chunks, uint8_t* codes, double* norm,
-                              double* err) nogil
-    void sjs_sl_nearest_set(const float* X, int64_t n, int d, int chunks, const uint8_t* codes,
-                            const float* xscale, const float* slack, const int8_t* pack,
-                            const int32_t* bias, const float* scale, const float* norms,
-                            const float* cents, int k, int kpad, int64_t* out, int64_t stride,
-                            float* buf) nogil
+    int sjs_sl_level() nogil
+    void sjs_sl_cap(int level) nogil
+    float sjs_sl_quantize_row512(const float* x, int d, uint8_t* codes, double* norm, double* err) nogil
+    void sjs_sl_nearest_set(const float* X, int64_t n, int d, int chunks, int64_t row_bytes,
+                            const uint8_t* codes, const float* xscale, const float* slack,
+                            const int8_t* pack, const int32_t* bias, const float* scale,
+                            const float* norms, const float* cents, int k, int kpad, int64_t* out,
+                            int64_t stride, float* buf) nogil

@@ -1,18 +1,23 @@
-"""Nearest centroids by an int8 shortlist: the context clusters' search at a quarter of the float work.
+"""Nearest centroids by an int8 shortlist: the context clusters' search at a fraction of the float work.
 
 Every token of a Doc is compared with every centroid of the context clusters (5,456 of them in the
-default pipeline): one float32 matrix product that already runs at the CPU's float peak. Here rows
+default pipeline): one float32 matrix product that already ran at the CPU's float peak. Here rows
 and centroids are quantized to 8 bits (a scale per row and per centroid), every distance is first
 computed approximately from integer dot products (AVX-512 VNNI: four times the multiply-adds of
-float32 per instruction), and only the centroids whose approximate distance is within a proven
-error bound of the smallest get their float distance computed. With x~ = s q and c~ = t p the
-quantized vectors, Cauchy-Schwarz gives |x.c - x~.c~| <= ||x|| ||c - c~|| + ||x - x~|| ||c~||, so
-each approximate distance ||c||^2 - 2 x~.c~ is within twice that of ||c||^2 - 2 x.c, and the
-nearest centroid is always on the shortlist: the ids are those of the float search, except where
-two distances tie to float rounding (where BLAS's own ids depend on its thread count). On GUM dev's
-tokens the shortlist holds 1-6 centroids of a set on average.
+float32 per instruction), and only the centroids whose
+approximate distance is within a proven error bound of the smallest get their exact distance,
+in double precision. With x~ = s q and c~ = t p the quantized vectors, Cauchy-Schwarz gives
+|x.c - x~.c~| <= ||x|| ||c - c~|| + ||x - x~|| ||c~||, so each approximate distance
+||c||^2 - 2 x~.c~ is within twice that of ||c||^2 - 2 x.c, and the nearest centroid is always on
+the shortlist. The ids are the float64 argmin; the float32 product's differ only where two
+distances tie to float32 rounding (1 of 8.0 million assignments of the default pipeline's training
+documents, two distances 7e-7 apart). On GUM dev's tokens the shortlist holds 1-6 centroids of a
+set on average.
 
 The kernel needs AVX-512 VNNI (`available()`); elsewhere `learn.kmeans` keeps the float product.
+AMX tile multiplies (written and measured on the Xeon VM that grants them) made the integer
+products nearly free but the whole search no faster: the float epilogue of each distance, not the
+dot products, is what is left.
 """
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
@@ -21,19 +26,26 @@ import numpy
 
 SLACK_RELATIVE = 1e-4
 """The error bound is widened by this fraction, and by `SLACK_FLOAT` of the distances' magnitude,
-for the float rounding of the approximate distances (a few units in the last place)."""
+for the float rounding of the approximate distances and of the centroids' float32 norms (a few
+units in the last place)."""
 SLACK_FLOAT = 1e-5
+
+KERNELS = ("none", "vnni")
+
+
+def kernel() -> str:
+    """The kernel this CPU runs: "vnni" (AVX-512 VNNI) or "none"."""
+    return KERNELS[sjs_sl_level()]
 
 
 def available() -> bool:
     """Whether this CPU runs the kernel (x86-64 with AVX-512 F, BW and VNNI)."""
-    return bool(sjs_sl_has_vnni())
+    return sjs_sl_level() > 0
 
 
-def _use_kernel(bint on) -> None:
-    """Tests: off makes `available()` False (learn.kmeans then takes the float product); on
-    detects the CPU again."""
-    sjs_sl_set_vnni(on)
+def _cap_kernel(int level) -> None:
+    """Tests: use no kernel above `level` (0 none, 1 vnni); -1 lifts the cap."""
+    sjs_sl_cap(level)
 
 
 def _quantize(c: numpy.ndarray):
@@ -66,11 +78,7 @@ cdef class QuantizedSet:
         approx = q.astype(numpy.float64) * s[:, None].astype(numpy.float64)
         self.err = float(numpy.sqrt(((c.astype(numpy.float64) - approx) ** 2).sum(1)).max())
         self.size = float(numpy.sqrt((approx ** 2).sum(1)).max())
-        codes = numpy.zeros((self.kpad, 4 * self.chunks), dtype=numpy.int8)
-        codes[:self.k, :self.d] = q
-        # (groups, 16, chunks, 4) -> (groups, chunks, 16, 4): a chunk's 16 centroids side by side
-        self.pack = numpy.ascontiguousarray(
-            codes.reshape(self.kpad // 16, 16, self.chunks, 4).transpose(0, 2, 1, 3)).reshape(-1)
+        self.pack = self._packed(q, self.chunks)
         self.bias = numpy.zeros(self.kpad, dtype=numpy.int32)
         self.bias[:self.k] = 128 * q.astype(numpy.int32).sum(1)
         self.scale = numpy.zeros(self.kpad, dtype=numpy.float32)
@@ -79,12 +87,20 @@ cdef class QuantizedSet:
         self.norms[:self.k] = numpy.asarray(norms, dtype=numpy.float32)
         self.cents = c
 
+    def _packed(self, q, int chunks):
+        """Codes (k, d) in the kernels' layout with `chunks` chunks of 4 per centroid: (groups,
+        16, chunks, 4) -> (groups, chunks, 16, 4), a chunk's 16 centroids side by side."""
+        codes = numpy.zeros((self.kpad, 4 * chunks), dtype=numpy.int8)
+        codes[:self.k, :self.d] = q
+        return numpy.ascontiguousarray(codes.reshape(self.kpad // 16, 16, chunks, 4).transpose(0, 2, 1, 3)).reshape(-1)
+
 
 def nearest(x, sets, out) -> None:
     """For each row of the finite float32 (n, d) C-contiguous array `x` and each QuantizedSet of
     `sets` (one d), write the index of its nearest centroid into column j of the int64 (n,
     len(sets)) array `out`. Releases the GIL; needs `available()`."""
-    if not sjs_sl_has_vnni():
+    cdef int level = sjs_sl_level()
+    if level == 0:
         raise RuntimeError("shortlist.nearest: this CPU has no AVX-512 VNNI (check available() first)")
     cdef const float[:, ::1] X = numpy.ascontiguousarray(x, dtype=numpy.float32)
     cdef int64_t[:, ::1] o = out
@@ -100,7 +116,8 @@ def nearest(x, sets, out) -> None:
     if not numpy.isfinite(x).all():
         raise ValueError("shortlist.nearest: the vectors contain NaN or infinity")
     cdef int chunks = (d + 3) // 4
-    cdef uint8_t[:, ::1] codes = numpy.empty((n, 4 * chunks), dtype=numpy.uint8)
+    cdef int64_t row_bytes = (d + 15) // 16 * 16  # whole 16-byte pieces (the quantizer's stores)
+    cdef uint8_t[:, ::1] codes = numpy.full((n, row_bytes), 128, dtype=numpy.uint8)
     cdef float[::1] xscale = numpy.empty(n, dtype=numpy.float32)
     xnorm_arr = numpy.empty(n, dtype=numpy.float64)
     xerr_arr = numpy.empty(n, dtype=numpy.float64)
@@ -109,7 +126,7 @@ def nearest(x, sets, out) -> None:
     cdef int64_t i
     with nogil:
         for i in range(n):
-            xscale[i] = sjs_sl_quantize_row(&X[i, 0], d, chunks, &codes[i, 0], &xnorm[i], &xerr[i])
+            xscale[i] = sjs_sl_quantize_row512(&X[i, 0], d, &codes[i, 0], &xnorm[i], &xerr[i])
     cdef QuantizedSet qs
     cdef float[::1] slack
     cdef const int8_t[::1] pack
@@ -123,14 +140,15 @@ def nearest(x, sets, out) -> None:
         bound = 4.0 * (xnorm_arr * qs.err + xerr_arr * qs.size)
         magnitude = float(numpy.max(qs.norms[:qs.k])) + 2.0 * xnorm_arr * qs.size
         slack = (bound * (1.0 + SLACK_RELATIVE) + SLACK_FLOAT * magnitude).astype(numpy.float32)
-        pack, bias, scale, norms, cents = qs.pack, qs.bias, qs.scale, qs.norms, qs.cents
+        pack = qs.pack
+        bias, scale, norms, cents = qs.bias, qs.scale, qs.norms, qs.cents
         buf = <float*>malloc(SJS_SL_ROWS * sizeof(float) * qs.kpad)
         if buf == NULL:
             raise MemoryError()
         try:
             with nogil:
-                sjs_sl_nearest_set(&X[0, 0], n, d, chunks, &codes[0, 0], &xscale[0], &slack[0],
-                                   &pack[0], &bias[0], &scale[0], &norms[0], &cents[0, 0],
-                                   qs.k, qs.kpad, &o[0, j], o.shape[1], buf)
+                sjs_sl_nearest_set(&X[0, 0], n, d, chunks, row_bytes, &codes[0, 0], &xscale[0],
+                                   &slack[0], &pack[0], &bias[0], &scale[0], &norms[0],
+                                   &cents[0, 0], qs.k, qs.kpad, &o[0, j], o.shape[1], buf)
         finally:
             free(buf)

@@ -13,6 +13,15 @@ from spacy_joint_sbd.learn.kmeans import CentroidTable, nearest_in_sets
 needs_kernel = pytest.mark.skipif(not shortlist.available(), reason="the CPU has no AVX-512 VNNI")
 
 
+@pytest.fixture
+def level():
+    """The kernel, switched on again after any test that capped it."""
+    shortlist._cap_kernel(-1)
+    assert shortlist.kernel() == "vnni"
+    yield 1
+    shortlist._cap_kernel(-1)
+
+
 def brute(x: numpy.ndarray, c: numpy.ndarray) -> numpy.ndarray:
     """The nearest centroid of each row by float64 distances."""
     x64, c64 = x.astype(numpy.float64), c.astype(numpy.float64)
@@ -27,9 +36,9 @@ def run(x: numpy.ndarray, sets) -> numpy.ndarray:
 
 
 @needs_kernel
-@pytest.mark.parametrize("d", [1, 3, 4, 5, 96, 97])
-@pytest.mark.parametrize("n", [1, 7, 8, 9, 100])
-def test_the_nearest_of_every_set_whatever_the_shapes(d, n):
+@pytest.mark.parametrize("d", [1, 3, 4, 5, 64, 96, 97, 300])
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 16, 17, 100])
+def test_the_nearest_of_every_set_whatever_the_shapes(level, d, n):
     rng = numpy.random.RandomState(d * 1000 + n)
     sets = [rng.randn(k, d).astype(numpy.float32) for k in (1, 2, 31, 32, 33, 300)]
     x = rng.randn(n, d).astype(numpy.float32)
@@ -39,7 +48,7 @@ def test_the_nearest_of_every_set_whatever_the_shapes(d, n):
 
 
 @needs_kernel
-def test_near_neighbours_closer_than_the_quantization_step():
+def test_near_neighbours_closer_than_the_quantization_step(level):
     """Centroids in tight pairs (1e-2 apart per dimension, below an int8 step: the quantization
     moves a distance by about 0.5, the pair's distances differ by about 0.01, float32 resolves
     1e-5) and rows right beside them: the approximate distances cannot tell the pair apart, the
@@ -53,12 +62,11 @@ def test_near_neighbours_closer_than_the_quantization_step():
 
 
 @needs_kernel
-def test_rows_of_every_scale(monkeypatch):
+def test_rows_of_every_scale(level):
     """Zero rows, rows whose scale underflows, one dominant component, huge values: the error
-    bound covers what the quantization loses (a tiny row is all error). The reference is the
-    float product, which float32 limits as it limits the shortlist's last step (a 1e-42 row's
-    distances all underflow to ||c||^2: the first zero-norm centroid wins), and brute force
-    where float32 can tell the distances apart."""
+    bound covers what the quantization loses (a tiny row is all error), and the shortlist ranks by
+    double-precision distances, which tell apart what float32 cannot (a 1e-42 row's float32
+    distances all underflow to ||c||^2)."""
     rng = numpy.random.RandomState(11)
     c = rng.randn(100, 16).astype(numpy.float32)
     c[0] = 0.0
@@ -66,14 +74,11 @@ def test_rows_of_every_scale(monkeypatch):
     rows = [numpy.zeros(16), numpy.full(16, 1e-42), numpy.full(16, 1e-30), numpy.eye(16)[3] * 1e4,
             rng.randn(16) * 1e15, numpy.r_[1e6, rng.randn(15) * 1e-3]]
     x = numpy.asarray(rows, dtype=numpy.float32)
-    got = run(x, [c])[:, 0]
-    monkeypatch.setattr(kmeans_module, "SHORTLIST", False)
-    assert got.tolist() == nearest_in_sets(x, CentroidTable([c]))[:, 0].tolist()
-    assert got[[0, 3, 4, 5]].tolist() == brute(x, c)[[0, 3, 4, 5]].tolist()
+    assert run(x, [c])[:, 0].tolist() == brute(x, c).tolist() == [0, 1, 1, 82, 97, 94]
 
 
 @needs_kernel
-def test_threads_share_the_sets():
+def test_threads_share_the_sets(level):
     rng = numpy.random.RandomState(5)
     sets = [rng.randn(k, 96).astype(numpy.float32) for k in (16, 1000)]
     qs = [shortlist.QuantizedSet(c, (c ** 2).sum(1)) for c in sets]
@@ -120,14 +125,14 @@ def test_without_the_kernel_nearest_refuses_and_kmeans_multiplies(monkeypatch):
     x = rng.randn(400, 24).astype(numpy.float32)
     table = CentroidTable(sets)
     first = nearest_in_sets(x, table)
-    shortlist._use_kernel(False)
+    shortlist._cap_kernel(0)
     try:
         assert not shortlist.available()
         with pytest.raises(RuntimeError):
             shortlist.nearest(x, table.quantized(), numpy.zeros((400, 2), dtype=numpy.int64))
         assert numpy.array_equal(nearest_in_sets(x, table), first)
     finally:
-        shortlist._use_kernel(True)
+        shortlist._cap_kernel(-1)
     monkeypatch.setattr(kmeans_module, "SHORTLIST", False)
     assert numpy.array_equal(nearest_in_sets(x, table), first)
     assert all(first[:, j].tolist() == brute(x, c).tolist() for j, c in enumerate(sets))
