@@ -7,7 +7,9 @@ import sys
 
 import pytest
 
-from spacy_joint_sbd.segment import SegmentStats, segment_stream, segment_text
+from spacy.tokens import Doc
+
+from spacy_joint_sbd.segment import SegmentStats, doc_sentences, segment_stream, segment_text
 
 AWKWARD = ("so i went to the store   they had no milk left\n\ni asked the clerk about it\t"
            "she said the truck comes on tuesdays  Ünïcödé café — naïve résumé 🙂 ok\r\nthanks i will call you")
@@ -40,6 +42,24 @@ def test_offsets_exact_on_awkward_whitespace_and_unicode(trained_nlp):
         assert sum(t["head"] == -1 for t in s.tokens) >= 1
         for t in s.tokens:
             assert AWKWARD[t["start_char"]:t["end_char"]] == t["text"]
+
+
+def test_doc_sentences_from_the_callers_text_trim_whitespace_at_the_edges(trained_nlp):
+    """The sentences found from the caller's text and one array of the Doc's offsets: whitespace
+    tokens at a sentence's edges left out, a whitespace-only sentence dropped, offsets shifted;
+    the same as from `Doc.text`; a text of another length refused."""
+    words = ["\n", "Hello", "there", ".", "  ", "Bye", "now", "\n\n", "\t"]
+    spaces = [False, True, False, True, False, True, False, False, False]
+    doc = Doc(trained_nlp.vocab, words=words, spaces=spaces,
+              sent_starts=[True, False, False, False, True, False, False, False, True])
+    text = doc.text
+    got = doc_sentences(doc, "src", offset=10, text=text)
+    assert [(s.text, s.start_char, s.end_char, s.source) for s in got] == [
+        ("Hello there.", 11, 23, "src"), ("Bye now", 26, 33, "src")]
+    assert [s.text for s in doc_sentences(doc)] == ["Hello there.", "Bye now"]
+    assert doc_sentences(trained_nlp.make_doc("")) == []
+    with pytest.raises(ValueError, match="characters"):
+        doc_sentences(doc, text=text + " ")
 
 
 def _stream_sample(nlp, sample_docs, window):
