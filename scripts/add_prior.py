@@ -32,6 +32,7 @@ from spacy_joint_sbd.cli.tune_bias import PRIOR_PUNCT_SHIFTS, PRIOR_WEIGHTS, tun
 from spacy_joint_sbd.corpus.raw_text import raw_documents
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.running_text import iter_text_docs
+from spacy_joint_sbd.learn.kmeans import float_product
 from spacy_joint_sbd.pipeline import calibration
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
 from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
@@ -151,4 +152,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # tuning on the clusters of the float product, as every model before the int8 shortlist
+    # (learn.kmeans.float_product); the pipeline it saves searches with the shortlist
+    with float_product():
+        main()

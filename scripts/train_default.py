@@ -55,6 +55,7 @@ from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.tokenizer_rules import use_citation_tokens
 from spacy_joint_sbd.corpus.variants import apply_variant
+from spacy_joint_sbd.learn.kmeans import float_product
 from spacy_joint_sbd.pipeline.joint_sbd_parser import DEFAULT_MODEL
 from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
 from spacy_joint_sbd.pipeline.tok2vec_depth import add_truncated_tok2vec, check_depth
@@ -337,4 +338,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # training on the clusters of the float product, as every model before the int8 shortlist
+    # (learn.kmeans.float_product); the pipeline it saves searches with the shortlist
+    with float_product():
+        main()

@@ -4,7 +4,8 @@ A linear model over hashed features cannot read a 96-d vector directly; cluster 
 granularities can (the way Koo et al. 2008 add Brown-cluster prefixes to a parser). Deterministic
 for a given seed, so a model trained twice gets the same columns.
 """
-from typing import List, Optional, Sequence, Tuple, Union
+from contextlib import contextmanager
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy
 
@@ -29,6 +30,22 @@ SHORTLIST = True
 """Assign by `learn.shortlist` (int8 distances, then the float distances of a proven shortlist)
 where the CPU has AVX-512 VNNI: the same ids as the float product at about 40% of its time. Tests
 set it False to reach the float product."""
+
+
+@contextmanager
+def float_product() -> Iterator[None]:
+    """Inside the block every assignment is by the float product (`SHORTLIST` off: a process-wide
+    switch, for single-threaded scripts). The default pipeline's training scripts run in it, so a
+    model is trained on the clusters every model before the shortlist was trained on, bit for bit:
+    the recipe is chaotic, and the shortlist's 3 flipped ties among 5.9 million training
+    assignments (float32 ties 1e-6 apart) gave another draw of it (README, "Benchmarks")."""
+    global SHORTLIST
+    before = SHORTLIST
+    SHORTLIST = False
+    try:
+        yield
+    finally:
+        SHORTLIST = before
 
 
 def nearest(x: numpy.ndarray, centroids: numpy.ndarray, product: bool = False) -> numpy.ndarray:

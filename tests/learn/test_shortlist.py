@@ -151,3 +151,23 @@ def test_kmeans_takes_the_float_product_for_rows_the_shortlist_cannot_take(monke
     mixed = nearest_in_sets(x, table)
     assert calls and mixed[5].tolist() == [0]
     assert numpy.array_equal(numpy.delete(mixed, 5, 0), numpy.delete(clean, 5, 0))
+
+
+@needs_kernel
+def test_float_product_turns_the_shortlist_off_inside_its_block_only(monkeypatch):
+    """The training scripts' switch: inside `float_product` the float product assigns (the
+    clusters of every model trained before the shortlist), after it the shortlist again, also
+    when the block fails."""
+    rng = numpy.random.RandomState(8)
+    table = CentroidTable([rng.randn(64, 12).astype(numpy.float32)])
+    x = rng.randn(20, 12).astype(numpy.float32)
+    calls = []
+    monkeypatch.setattr(kmeans_module, "_product", lambda block, cts: calls.append(len(block)) or [block @ ct for ct in cts])
+    with kmeans_module.float_product():
+        inside = nearest_in_sets(x, table)
+    assert calls == [20]
+    assert numpy.array_equal(nearest_in_sets(x, table), inside) and calls == [20]
+    with pytest.raises(KeyError):
+        with kmeans_module.float_product():
+            raise KeyError("a failing block")
+    assert kmeans_module.SHORTLIST is True
