@@ -72,6 +72,9 @@ cdef class QuantizedSet:
         if c.ndim != 2 or len(c) == 0 or c.shape[1] == 0 or not numpy.isfinite(c).all():
             raise ValueError(f"QuantizedSet: need a finite (k >= 1, d >= 1) array, got shape {numpy.shape(centroids)}")
         self.k, self.d = int(c.shape[0]), int(c.shape[1])
+        norms = numpy.asarray(norms, dtype=numpy.float32)
+        if norms.shape != (self.k,) or not numpy.isfinite(norms).all():
+            raise ValueError(f"QuantizedSet: need {self.k} finite squared norms, got shape {norms.shape}")
         self.chunks = (self.d + 3) // 4
         self.kpad = (self.k + SJS_SL_PAD - 1) // SJS_SL_PAD * SJS_SL_PAD
         q, s = _quantize(c)
@@ -84,7 +87,7 @@ cdef class QuantizedSet:
         self.scale = numpy.zeros(self.kpad, dtype=numpy.float32)
         self.scale[:self.k] = s
         self.norms = numpy.full(self.kpad, numpy.inf, dtype=numpy.float32)
-        self.norms[:self.k] = numpy.asarray(norms, dtype=numpy.float32)
+        self.norms[:self.k] = norms
         self.cents = c
 
     def _packed(self, q, int chunks):

@@ -115,6 +115,9 @@ def test_bad_arguments_are_refused():
     for bad in (numpy.zeros((0, 8)), numpy.zeros((3, 0)), numpy.full((2, 2), numpy.inf), numpy.zeros(3)):
         with pytest.raises(ValueError):
             shortlist.QuantizedSet(bad, numpy.zeros(len(bad)))
+    for bad_norms in (numpy.ones(3), numpy.full(4, numpy.nan)):
+        with pytest.raises(ValueError, match="norms"):
+            shortlist.QuantizedSet(c, bad_norms)
     empty = numpy.zeros((0, 1), dtype=numpy.int64)
     shortlist.nearest(numpy.zeros((0, 8), dtype=numpy.float32), qs, empty)
 
