@@ -27,9 +27,10 @@ thread was no slower in wall time either. Fitting k-means with k ≤ 1,024 (bloc
 keeps the user's threads, as before."""
 
 SHORTLIST = True
-"""Assign by `learn.shortlist` (int8 distances, then the float distances of a proven shortlist)
-where the CPU has AVX-512 VNNI: the same ids as the float product at about 40% of its time. Tests
-set it False to reach the float product."""
+"""Assign by `learn.shortlist` (int8 distances, then the double-precision distances of a proven
+shortlist) where the CPU has AVX-512 VNNI: the float64 nearest centroids (the float product's but
+at float32 ties) at about 37% of the product's time. False (`float_product`, tests): the float
+product."""
 
 
 @contextmanager
@@ -109,8 +110,8 @@ def nearest_in_sets(x: numpy.ndarray, table: CentroidTable, product: bool = Fals
     Euclidean distance) within each set of `table`. Rows with NaN or infinity get 0 everywhere.
 
     Where the CPU has AVX-512 VNNI (`learn.shortlist`), finite rows of moderate length are assigned
-    by int8 distances and the float distances of a shortlist that provably holds the nearest
-    centroid (ids differ from the product's only where two distances tie to float rounding).
+    by int8 distances and the double-precision distances of a shortlist that provably holds the
+    nearest centroid (ids differ from the product's only where two distances tie to float32 rounding).
     Otherwise, or with product=True, distances are ‖c‖² − 2·x·c, each block's in float32 by one product per set (`CentroidTable.parts`),
     in blocks of at most `BLOCK` values; blocks of fewer than `SINGLE_THREAD_ROWS` rows (a Doc at
     prediction time) are multiplied with BLAS on one thread, whatever the environment says. The distances' last bits
@@ -141,7 +142,8 @@ pass that maps non-finite distances is skipped."""
 
 
 def _moderate(x: numpy.ndarray, table: CentroidTable) -> bool:
-    """Whether every row is finite and short enough that no distance can overflow (see `_assign`)."""
+    """Whether every row is finite and short enough that no distance can overflow (`_SAFE_PRODUCT`):
+    such rows go to the shortlist, or to the one product with the norms inside (`_assign`)."""
     with numpy.errstate(invalid="ignore", over="ignore"):
         lengths = numpy.sqrt(numpy.einsum("ij,ij->i", x, x))
         return bool(numpy.isfinite(lengths).all() and float(lengths.max()) * table.max_norm < _SAFE_PRODUCT)
@@ -165,9 +167,7 @@ def _assign(x: numpy.ndarray, table: CentroidTable, rows: int, out: numpy.ndarra
     for s in range(0, len(x), rows):
         block = x[s:s + rows]
         with numpy.errstate(invalid="ignore", over="ignore"):
-            lengths = numpy.sqrt(numpy.einsum("ij,ij->i", block, block))
-            safe = bool(numpy.isfinite(lengths).all() and float(lengths.max()) * table.max_norm < _SAFE_PRODUCT)
-            if safe:  # every vector of a tok2vec: one product per set, ‖c‖² − 2·x·c
+            if _moderate(block, table):  # every vector of a tok2vec: one product per set, ‖c‖² − 2·x·c
                 parts = _product(_with_ones(block), table.parts)
             else:  # rows this long or not finite: −2·x·c could overflow where x·c does not
                 d = _product(block, [table.ct])[0]

@@ -10,8 +10,8 @@ in double precision. With x~ = s q and c~ = t p the quantized vectors, Cauchy-Sc
 |x.c - x~.c~| <= ||x|| ||c - c~|| + ||x - x~|| ||c~||, so each approximate distance
 ||c||^2 - 2 x~.c~ is within twice that of ||c||^2 - 2 x.c, and the nearest centroid is always on
 the shortlist. The ids are the float64 argmin; the float32 product's differ only where two
-distances tie to float32 rounding (1 of 8.0 million assignments of the default pipeline's training
-documents, two distances 7e-7 apart). On GUM dev's tokens the shortlist holds 1-6 centroids of a
+distances tie to float32 rounding (3 of 8.0 million assignments of the default pipeline's training
+documents, distances about 1e-6 apart, where the product picked the farther). On GUM dev's tokens the shortlist holds 1-6 centroids of a
 set on average.
 
 The kernel needs AVX-512 VNNI (`available()`); elsewhere `learn.kmeans` keeps the float product.
@@ -60,11 +60,11 @@ def _quantize(c: numpy.ndarray):
 cdef class QuantizedSet:
     """One centroid set in the kernel's layout: codes packed by groups of 16 centroids (chunk t
     of a group: 4 codes of each of its 16 centroids, 64 bytes), padded to a multiple of
-    `SJS_SL_PAD` centroids whose distance is +inf; the float centroids and norms for the
-    shortlist's exact distances; and the set's error terms max ||c - c~|| and max ||c~||."""
+    `SJS_SL_PAD` centroids whose distance is +inf; the float centroids for the shortlist's exact
+    distances; the norms and their largest; and the set's error terms max ||c - c~|| and max ||c~||."""
 
     cdef readonly int k, kpad, d, chunks
-    cdef readonly double err, size
+    cdef readonly double err, size, max_norm
     cdef readonly object pack, bias, scale, norms, cents
 
     def __init__(self, centroids, norms):
@@ -81,21 +81,22 @@ cdef class QuantizedSet:
         approx = q.astype(numpy.float64) * s[:, None].astype(numpy.float64)
         self.err = float(numpy.sqrt(((c.astype(numpy.float64) - approx) ** 2).sum(1)).max())
         self.size = float(numpy.sqrt((approx ** 2).sum(1)).max())
-        self.pack = self._packed(q, self.chunks)
+        self.pack = self._packed(q)
         self.bias = numpy.zeros(self.kpad, dtype=numpy.int32)
         self.bias[:self.k] = 128 * q.astype(numpy.int32).sum(1)
         self.scale = numpy.zeros(self.kpad, dtype=numpy.float32)
         self.scale[:self.k] = s
         self.norms = numpy.full(self.kpad, numpy.inf, dtype=numpy.float32)
         self.norms[:self.k] = norms
+        self.max_norm = float(norms.max())
         self.cents = c
 
-    def _packed(self, q, int chunks):
-        """Codes (k, d) in the kernels' layout with `chunks` chunks of 4 per centroid: (groups,
-        16, chunks, 4) -> (groups, chunks, 16, 4), a chunk's 16 centroids side by side."""
-        codes = numpy.zeros((self.kpad, 4 * chunks), dtype=numpy.int8)
+    def _packed(self, q):
+        """Codes (k, d) in the kernel's layout: (groups, 16, chunks, 4) -> (groups, chunks, 16, 4),
+        a chunk's 16 centroids side by side."""
+        codes = numpy.zeros((self.kpad, 4 * self.chunks), dtype=numpy.int8)
         codes[:self.k, :self.d] = q
-        return numpy.ascontiguousarray(codes.reshape(self.kpad // 16, 16, chunks, 4).transpose(0, 2, 1, 3)).reshape(-1)
+        return numpy.ascontiguousarray(codes.reshape(self.kpad // 16, 16, self.chunks, 4).transpose(0, 2, 1, 3)).reshape(-1)
 
 
 def nearest(x, sets, out) -> None:
@@ -141,7 +142,7 @@ def nearest(x, sets, out) -> None:
     for j, qs in enumerate(sets):
         # |D - D~| <= 2 (||x|| err + ||x - x~|| size) for each centroid: the shortlist is 4 of it wide
         bound = 4.0 * (xnorm_arr * qs.err + xerr_arr * qs.size)
-        magnitude = float(numpy.max(qs.norms[:qs.k])) + 2.0 * xnorm_arr * qs.size
+        magnitude = qs.max_norm + 2.0 * xnorm_arr * qs.size
         slack = (bound * (1.0 + SLACK_RELATIVE) + SLACK_FLOAT * magnitude).astype(numpy.float32)
         pack = qs.pack
         bias, scale, norms, cents = qs.bias, qs.scale, qs.norms, qs.cents
