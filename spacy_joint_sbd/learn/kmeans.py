@@ -5,7 +5,7 @@ granularities can (the way Koo et al. 2008 add Brown-cluster prefixes to a parse
 for a given seed, so a model trained twice gets the same columns.
 """
 from contextlib import contextmanager
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy
 
@@ -28,7 +28,7 @@ keeps the user's threads, as before."""
 
 SHORTLIST = True
 """Assign by `learn.shortlist` (int8 distances, then the double-precision distances of a proven
-shortlist) where the CPU has AVX-512 VNNI: the float64 nearest centroids (the float product's but
+shortlist) where the CPU has AVX-512 VNNI or AVX2: the float64 nearest centroids (the float product's but
 at float32 ties) at about 37% of the product's time. False (`float_product`, tests): the float
 product."""
 
@@ -96,20 +96,22 @@ class CentroidTable:
         array, whose argmin needs no copy (a column range of one product over every set did: a
         third of the assignment's time went to those copies)."""
         self._sets = sets
-        self._quantized: Optional[List[shortlist.QuantizedSet]] = None
+        self._quantized: Dict[int, List[shortlist.QuantizedSet]] = {}
 
     def quantized(self) -> List[shortlist.QuantizedSet]:
-        """The sets in `learn.shortlist`'s int8 layout, with the norms above (made on first use)."""
-        if self._quantized is None:
-            self._quantized = [shortlist.QuantizedSet(c, self.norms[a:b]) for c, (a, b) in zip(self._sets, self.bounds)]
-        return self._quantized
+        """The sets in the int8 layout of the kernel `learn.shortlist` runs now, with the norms
+        above (made on first use, once per kernel)."""
+        level = shortlist.KERNELS.index(shortlist.kernel()) or 2
+        if level not in self._quantized:
+            self._quantized[level] = [shortlist.QuantizedSet(c, self.norms[a:b], level) for c, (a, b) in zip(self._sets, self.bounds)]
+        return self._quantized[level]
 
 
 def nearest_in_sets(x: numpy.ndarray, table: CentroidTable, product: bool = False) -> numpy.ndarray:
     """(n, number of sets) int64: for each row of `x`, the index of its nearest centroid (squared
     Euclidean distance) within each set of `table`. Rows with NaN or infinity get 0 everywhere.
 
-    Where the CPU has AVX-512 VNNI (`learn.shortlist`), finite rows of moderate length are assigned
+    Where the CPU has AVX-512 VNNI or AVX2 (`learn.shortlist`), finite rows of moderate length are assigned
     by int8 distances and the double-precision distances of a shortlist that provably holds the
     nearest centroid (ids differ from the product's only where two distances tie to float32 rounding).
     Otherwise, or with product=True, distances are ‖c‖² − 2·x·c, each block's in float32 by one product per set (`CentroidTable.parts`),

@@ -10,15 +10,18 @@ from spacy_joint_sbd.learn import kmeans as kmeans_module
 from spacy_joint_sbd.learn import shortlist
 from spacy_joint_sbd.learn.kmeans import CentroidTable, nearest_in_sets
 
-needs_kernel = pytest.mark.skipif(not shortlist.available(), reason="the CPU has no AVX-512 VNNI")
+needs_kernel = pytest.mark.skipif(not shortlist.available(), reason="the CPU has neither AVX-512 VNNI nor AVX2")
+FOUND = shortlist.KERNELS.index(shortlist.kernel())
 
 
-@pytest.fixture
-def level():
-    """The kernel, switched on again after any test that capped it."""
-    shortlist._cap_kernel(-1)
-    assert shortlist.kernel() == "vnni"
-    yield 1
+@pytest.fixture(params=[1, 2], ids=["avx2", "vnni"])
+def level(request):
+    """Each kernel this CPU runs (AVX2 also where it has VNNI), the cap lifted after the test."""
+    if request.param > FOUND:
+        pytest.skip(f"the CPU does not run the {shortlist.KERNELS[request.param]} kernel")
+    shortlist._cap_kernel(request.param)
+    assert shortlist.kernel() == shortlist.KERNELS[request.param]
+    yield request.param
     shortlist._cap_kernel(-1)
 
 
@@ -174,3 +177,57 @@ def test_float_product_turns_the_shortlist_off_inside_its_block_only(monkeypatch
         with kmeans_module.float_product():
             raise KeyError("a failing block")
     assert kmeans_module.SHORTLIST is True
+
+
+@needs_kernel
+def test_extreme_codes_do_not_saturate(level):
+    """Rows all at their largest code (255) against centroids all at theirs (+-63 for AVX2's
+    maddubs, whose int16 pair sums saturate at 32,767, +-127 for VNNI): every pair sum at its
+    bound, the ids still the float64 ones."""
+    rng = numpy.random.RandomState(3)
+    signs = numpy.where(rng.rand(40, 64) < 0.5, -1.0, 1.0).astype(numpy.float32)
+    c = numpy.concatenate([signs, numpy.ones((1, 64), numpy.float32), -numpy.ones((1, 64), numpy.float32)])
+    x = numpy.concatenate([numpy.ones((5, 64)), -numpy.ones((5, 64)), signs[:5] * 0.9]).astype(numpy.float32)
+    out = run(x, [c])
+    assert out[:, 0].tolist() == brute(x, c).tolist()
+    assert out[:5, 0].tolist() == [40] * 5 and out[5:10, 0].tolist() == [41] * 5
+
+
+@pytest.mark.skipif(FOUND < 2, reason="the CPU does not run both kernels")
+def test_both_kernels_give_the_same_ids():
+    """The two kernels rank their shortlists by the same double-precision sums in the same order:
+    the same ids, tie for tie, on every CPU."""
+    rng = numpy.random.RandomState(12)
+    sets = [rng.randn(k, 96).astype(numpy.float32) for k in (16, 1000)]
+    sets.append(numpy.repeat(sets[0], 3, axis=0))  # exact ties: the first of equals wins
+    x = rng.randn(2000, 96).astype(numpy.float32)
+    by = {}
+    for lv in (1, 2):
+        shortlist._cap_kernel(lv)
+        try:
+            by[lv] = run(x, sets)
+        finally:
+            shortlist._cap_kernel(-1)
+    assert numpy.array_equal(by[1], by[2])
+    assert (by[1][:, 2] % 3 == 0).all()
+
+
+@needs_kernel
+def test_a_set_runs_only_on_a_kernel_the_cpu_has():
+    c = numpy.random.RandomState(2).randn(20, 8).astype(numpy.float32)
+    norms = (c ** 2).sum(1)
+    x = numpy.ones((3, 8), dtype=numpy.float32)
+    out = numpy.zeros((3, 2), dtype=numpy.int64)
+    with pytest.raises(ValueError, match="level"):
+        shortlist.QuantizedSet(c, norms, 3)
+    with pytest.raises(RuntimeError):  # one set per kernel
+        shortlist.nearest(x, [shortlist.QuantizedSet(c, norms, 1), shortlist.QuantizedSet(c, norms, 2)], out)
+    shortlist._cap_kernel(1)
+    try:
+        with pytest.raises(RuntimeError):  # VNNI sets where only AVX2 runs
+            shortlist.nearest(x, [shortlist.QuantizedSet(c, norms, 2)] * 2, out)
+        table = CentroidTable([c])
+        assert [s.level for s in table.quantized()] == [1]
+    finally:
+        shortlist._cap_kernel(-1)
+    assert [s.level for s in table.quantized()] == [FOUND]
