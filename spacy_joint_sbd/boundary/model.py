@@ -50,6 +50,13 @@ def _density_bins(flags: numpy.ndarray, window: int, cuts: Sequence[float],
     0 if none, else 1 + the number of `cuts` it reaches. `segments`: (start, end) per position,
     the [start, end) span the window may not leave (a paragraph); None: the whole sequence."""
     m = len(flags)
+    if segments is None and m <= window + 1:
+        # every window holds the whole sequence (a short text): one share for all, the same
+        # float64 division as below, without a dozen array operations per call
+        count = int(numpy.count_nonzero(flags))
+        share = count / m if m else 0.0
+        value = 0 if count == 0 else 1 + sum(share >= c for c in cuts)
+        return numpy.full(m, value, dtype=numpy.uint64)
     cs = numpy.concatenate([[0], numpy.cumsum(flags, dtype=numpy.int64)])
     j = numpy.arange(m)
     lo = numpy.maximum(0 if segments is None else segments[0], j - window)
@@ -192,9 +199,9 @@ class BoundaryModel:
                 if len(single):
                     idx = doc.to_array([IDX]).reshape((n,)).astype(numpy.int64)
                     out[single, 8] = line_codes(doc.text, idx[pos[single]])
-        lex = [self._lexeme(doc, int(o)) for o in arr[pos, 0]]
-        marks = numpy.fromiter((x[0] for x in lex), dtype=numpy.uint64, count=m)
-        upper = numpy.fromiter((x[1] for x in lex), dtype=numpy.uint64, count=m)
+        cached = self._lex.get
+        lex = numpy.array([cached(o) or self._lexeme(doc, o) for o in arr[pos, 0].tolist()], dtype=numpy.uint64)
+        marks, upper = lex[:, 0], lex[:, 1]
         out[:, 5] = marks
         spans = paragraph_spans(out[:, 4]) if self.paragraphs and (out[1:, 4] == 2).any() else None
         out[:, 6] = _density_bins(marks == MARK_FINAL, self.window, (0.02, 0.05), spans)

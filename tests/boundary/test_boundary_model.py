@@ -7,7 +7,7 @@ from spacy.tokens import Doc
 
 from spacy_joint_sbd.boundary import BoundaryModel, platt_fit
 from spacy_joint_sbd.boundary.features import N_ATTR_COLS, score_doc, train_doc
-from spacy_joint_sbd.boundary.model import MARK_CLOSER, MARK_FINAL, MARK_PUNCT, MARK_WORD, mark_class
+from spacy_joint_sbd.boundary.model import MARK_CLOSER, MARK_FINAL, MARK_PUNCT, MARK_WORD, _density_bins, mark_class
 from spacy_joint_sbd.boundary.train import WEIGHT_KEY, encode_docs, train_encoded
 from spacy_joint_sbd.corpus.docs import record_to_doc
 from spacy_joint_sbd.corpus.variants import apply_variant
@@ -225,3 +225,18 @@ def test_a_weighted_document_trains_k_times_and_is_held_out_once(nlp):
         with pytest.raises(ValueError, match="copies"):
             train.add(*train.docs[0], copies=bad)
     assert train.tokens == 15
+
+
+@pytest.mark.parametrize("window", [1, 3, 40])
+def test_density_bins_short_path_is_the_window_computation(window):
+    """A text no longer than one window (every window holds all of it) takes a shortcut; it gives
+    what the windows give (forced by passing the whole text as its one segment), at every length
+    around the window's and every density around the cuts."""
+    rng = numpy.random.RandomState(window)
+    for m in range(0, window + 4):
+        whole = (numpy.zeros(m, dtype=numpy.int64), numpy.full(m, m, dtype=numpy.int64))
+        for density in (0.0, 0.01, 0.03, 0.2, 1.0):
+            flags = rng.rand(m) < density
+            for cuts in ((0.02, 0.05), (0.04,), (0.5,)):
+                fast = _density_bins(flags, window, cuts)
+                assert fast.dtype == numpy.uint64 and fast.tolist() == _density_bins(flags, window, cuts, whole).tolist()
