@@ -122,15 +122,20 @@ def closing_marks(doc: Doc, arr: Optional[numpy.ndarray] = None,
     a citation (`left."[3] She`, `citation_marks`). `arr`: the Doc's `mark_columns`, `cites`:
     its `citation_marks`, if found already."""
     n = len(doc)
+    out = numpy.zeros((n,), dtype=bool)
     arr = mark_columns(doc) if arr is None else arr
-    cites = citation_marks(doc, arr) if cites is None else cites
-    glued = numpy.zeros((n,), dtype=bool)
-    glued[1:] = (arr[:-1, 1] == 0) & (arr[:-1, 2] == 0)  # the token before: a word, no space after it
-    spaced = arr[:, 1] == 1
-    spaced[:-1] |= (arr[1:, 2] == 1) | cites[1:]
-    if n:
-        spaced[-1] = True
-    return _member(arr[:, 0], _BRACKET_IDS) | (_member(arr[:, 0], _QUOTE_IDS) & glued & spaced)
+    # the few tokens whose ORTH may be a closing mark (a 12-bit filter: two array operations, where
+    # comparing with each of the nine ids took most of a short text's bookkeeping), then each in turn
+    for i in numpy.flatnonzero(_CLOSING_FILTER[arr[:, 0] & _FILTER_MASK]).tolist():
+        orth = int(arr[i, 0])
+        if orth in _BRACKET_SET:
+            out[i] = True
+        elif orth in _QUOTE_SET and i > 0 and arr[i - 1, 1] == 0 and arr[i - 1, 2] == 0:  # glued to a word
+            if cites is None:
+                cites = citation_marks(doc, arr)
+            # spaced: a space, a whitespace token or a citation after it, or the end
+            out[i] = i == n - 1 or arr[i, 1] == 1 or arr[i + 1, 2] == 1 or bool(cites[i + 1])
+    return out
 
 
 def citation_marks(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
@@ -217,15 +222,6 @@ def line_starts(doc: Doc, arr: numpy.ndarray) -> numpy.ndarray:
     return numpy.asarray(sorted({int(words[0]), *after}), dtype=numpy.int64)
 
 
-def _member(values: numpy.ndarray, ids: numpy.ndarray) -> numpy.ndarray:
-    """`numpy.isin(values, ids)` for a handful of ids: one comparison per id, without isin's
-    sorting (which costs more than the rest of the parser's bookkeeping on a short text)."""
-    out = values == ids[0]
-    for i in ids[1:]:
-        out |= values == i
-    return out
-
-
 def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
     """`presets` (the engine's int8: 1 forced, 0 forbidden, -1 predicted) with the predicted ones
     set to forbidden at `closing_marks` and `citation_marks` (the mark stays with the sentence it
@@ -263,7 +259,11 @@ def closing_quote_tags(doc: Doc, attrs: numpy.ndarray, names: Sequence[str]) -> 
     return out
 
 
-_BRACKET_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_BRACKETS)], dtype=numpy.uint64)
-_QUOTE_IDS = numpy.asarray([hash_string(m) for m in sorted(CLOSING_QUOTES)], dtype=numpy.uint64)
+_BRACKET_SET = frozenset(hash_string(m) for m in CLOSING_BRACKETS)
+_QUOTE_SET = frozenset(hash_string(m) for m in CLOSING_QUOTES)
+_FILTER_MASK = 0xFFF
+_CLOSING_FILTER = numpy.zeros((_FILTER_MASK + 1,), dtype=bool)
+"""True at the low 12 bits of each closing mark's ORTH: a token elsewhere is no closing mark."""
+_CLOSING_FILTER[[h & _FILTER_MASK for h in _BRACKET_SET | _QUOTE_SET]] = True
 _OPEN_BRACKET_ID, _CLOSE_BRACKET_ID = numpy.uint64(hash_string("[")), numpy.uint64(hash_string("]"))
 _OPENING_TAG, _CLOSING_TAG = numpy.uint64(hash_string("``")), numpy.uint64(hash_string("''"))

@@ -3,11 +3,13 @@ item 3: a closing `"` before a line break was moved to the start of the next sen
 numbered citations after them (`computer. [1] The latter`: a sentence `[1]` of its own), and a list
 label stays with its item (`1. | Preheat the oven.`: a sentence `1.` of its own)."""
 import itertools
+import random
 
 import pytest
 
 from spacy.strings import hash_string
 from spacy.tokens import Doc
+from spacy.vocab import Vocab
 
 from spacy_joint_sbd.pipeline.doc_encoding import doc_attrs, doc_presets, engine_doc
 from spacy_joint_sbd.pipeline.whitespace import (citation_marks, closing_marks, closing_quote_tags, forbid_closing_starts,
@@ -182,3 +184,23 @@ def test_a_list_label_stays_with_its_item(eager, label):
     item = next(t for t in doc if t.text == "Preheat")
     assert not item.is_sent_start, [s.text for s in doc.sents]
     assert item.sent.text.startswith(label), [s.text for s in doc.sents]
+
+
+def test_closing_marks_follow_the_rule_on_random_token_sequences():
+    """The rule of `closing_marks`' docstring, token by token, against the function on 3,000
+    random Docs of words, marks, opening marks, citations and whitespace tokens: it reads only the
+    few tokens its ORTH filter lets through, and must miss none."""
+    vocab = Vocab()
+    pieces = ["word", "It", "1", "[", "]", "(", "“", "‘", "«", "x"] + list(PAIRS) + ["''"] + WHITESPACE
+    rng = random.Random(31)
+    for _ in range(3000):
+        words = [rng.choice(pieces) for _ in range(rng.randint(1, 12))]
+        spaces = [rng.random() < 0.5 and not w.isspace() for w in words]
+        doc = Doc(vocab, words=words, spaces=spaces)
+        cites = citation_marks(doc)
+        want = []
+        for i, t in enumerate(doc):
+            glued = i > 0 and not doc[i - 1].whitespace_ and not doc[i - 1].is_space
+            spaced = i == len(doc) - 1 or bool(t.whitespace_) or doc[i + 1].is_space or bool(cites[i + 1])
+            want.append(t.text in (")", "]", "}") or (t.text in ('"', "'", "''", "”", "’", "»") and glued and spaced))
+        assert closing_marks(doc).tolist() == want, (words, spaces)
