@@ -29,7 +29,7 @@ keeps the user's threads, as before."""
 SHORTLIST = True
 """Assign by `learn.shortlist` (int8 distances, then the double-precision distances of a proven
 shortlist) where the CPU has AVX-512 VNNI or AVX2: the float64 nearest centroids (the float product's but
-at float32 ties) at about 37% of the product's time. False (`float_product`, tests): the float
+at float32 ties) at about 37% (VNNI, Xeon) or 70% (AVX2, AMD EPYC) of the product's time. False (`float_product`, tests): the float
 product."""
 
 
@@ -96,15 +96,15 @@ class CentroidTable:
         array, whose argmin needs no copy (a column range of one product over every set did: a
         third of the assignment's time went to those copies)."""
         self._sets = sets
-        self._quantized: Dict[int, List[shortlist.QuantizedSet]] = {}
+        self._quantized: Dict[str, List[shortlist.QuantizedSet]] = {}
 
     def quantized(self) -> List[shortlist.QuantizedSet]:
-        """The sets in the int8 layout of the kernel `learn.shortlist` runs now, with the norms
-        above (made on first use, once per kernel)."""
-        level = shortlist.KERNELS.index(shortlist.kernel()) or 2
-        if level not in self._quantized:
-            self._quantized[level] = [shortlist.QuantizedSet(c, self.norms[a:b], level) for c, (a, b) in zip(self._sets, self.bounds)]
-        return self._quantized[level]
+        """The sets in the int8 layout of the kernel `learn.shortlist` runs now (`QuantizedSet`'s
+        default), with the norms above (made on first use, once per kernel)."""
+        name = shortlist.kernel()
+        if name not in self._quantized:
+            self._quantized[name] = [shortlist.QuantizedSet(c, self.norms[a:b]) for c, (a, b) in zip(self._sets, self.bounds)]
+        return self._quantized[name]
 
 
 def nearest_in_sets(x: numpy.ndarray, table: CentroidTable, product: bool = False) -> numpy.ndarray:

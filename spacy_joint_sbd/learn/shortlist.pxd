@@ -229,13 +229,10 @@ cdef extern from *:
         return s;
     }
 
-    #ifndef SJS_SL_ROWS256
     #define SJS_SL_ROWS256 4   /* rows sharing each centroid load: 4 x 2 groups of 8 = 8 accumulators
-                                  (measured fastest of 2x4, 4x2, 4x4, 6x2, 8x1 on an AMD EPYC) */
-    #endif
-    #ifndef SJS_SL_GROUPS256
+                                  (measured fastest of 2x4, 4x2, 4x4, 6x2, 8x1 on an AMD EPYC); at
+                                  most SJS_SL_ROWS, the rows `buf` holds */
     #define SJS_SL_GROUPS256 2
-    #endif
 
     /* AVX2: row x's nearest centroid among those whose approximate distance is at most `limit`. */
     __attribute__((target("avx2,fma")))
