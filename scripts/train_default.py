@@ -48,8 +48,7 @@ from spacy.training import Example
 from tqdm import tqdm
 
 from spacy_joint_sbd.cli._util import portable_path
-from spacy_joint_sbd.cli.evaluate import predict
-from spacy_joint_sbd.cli.tune_bias import PUNCT_GRID, UNPUNCT_GRID, best_bias, sweep_sb_bias
+from spacy_joint_sbd.cli.tune_bias import PUNCT_GRID, UNPUNCT_GRID, Staged, best_bias, staged_gold, sweep_sb_bias
 from spacy_joint_sbd.corpus import DocRecord
 from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.readers import load_gold_docs
@@ -78,10 +77,11 @@ def tokens_with_tags(vocab, gold: Doc, tags: Sequence[str]) -> Doc:
     return Doc(vocab, words=[t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold], tags=list(tags))
 
 
-def evaluate(nlp, golds: Tuple[List[Doc], List[DocRecord]]) -> Dict:
-    """Scores of `nlp` run on the gold tokens only (`cli.evaluate.predict`) of (docs, their records)."""
-    docs, records = golds
-    preds, _ = predict(nlp, docs)
+def evaluate(golds: Tuple[List[Doc], List[DocRecord], Staged]) -> Dict:
+    """Scores of the pipeline run on the gold tokens only of (docs, their records, the docs staged
+    before the parser: `cli.tune_bias.Staged`; only the parser changes between epochs)."""
+    docs, records, staged = golds
+    preds = [doc_to_record(p, doc_id=str(g.user_data.get("doc_id", ""))) for p, g in zip(staged.run(), docs)]
     scores = score_records(preds, records).scores()
     return {k: scores[k] for k in ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las")}
 
@@ -260,9 +260,9 @@ def main() -> None:
 
     dev_gold = load_gold_docs(args.dev, vocab)
     dev = {}
-    for v in ("plain", "star"):  # gold records made once, not at every evaluation
-        docs = [d for d in variant_docs(vocab, dev_gold, v) if d is not None]
-        dev[v] = (docs, [doc_to_record(d) for d in docs])
+    for v in ("plain", "star"):  # gold records and the Docs before the parser made once, not at every evaluation
+        docs = [d for d in variant_docs(vocab, dev_gold, v) if d is not None and len(d)]
+        dev[v] = (docs, [doc_to_record(d) for d in docs], staged_gold(nlp, docs))
     curve, best, best_bytes = [], -1.0, None
     rng = random.Random(args.seed)
     for epoch in tqdm(range(1, args.epochs + 1), desc="joint_sbd_parser epochs"):
@@ -281,7 +281,7 @@ def main() -> None:
             curve.append({"epoch": epoch, "train_s": round(train_s, 1), "violations": losses["joint_sbd_parser"]})
             tqdm.write(f"epoch {epoch}: dev not scored (--eval-from {args.eval_from})  ({train_s:.0f} s)")
             continue
-        scores = {v: evaluate(nlp, dev[v]) for v in dev}
+        scores = {v: evaluate(dev[v]) for v in dev}
         objective = sum((s["sents_f"] + s["dep_las"]) / 2 for s in scores.values()) / len(scores)
         curve.append({"epoch": epoch, "train_s": round(train_s, 1), "violations": losses["joint_sbd_parser"],
                       "dev": scores, "objective": objective})
@@ -297,7 +297,7 @@ def main() -> None:
     chosen = {"sb_bias": 0.0, "sb_bias_unpunctuated": None}
     if not args.no_tune_bias:
         for key, variant, grid in (("sb_bias", "plain", PUNCT_GRID), ("sb_bias_unpunctuated", "star", UNPUNCT_GRID)):
-            f1 = sweep_sb_bias(nlp, dev[variant][0], grid, key, component="joint_sbd_parser")
+            f1 = sweep_sb_bias(nlp, dev[variant][0], grid, key, component="joint_sbd_parser", staged=dev[variant][2])
             tuning[key] = {str(b): f for b, f in f1.items()}
             chosen[key] = best_bias(f1)
         print(f"operating point on dev: sb_bias {chosen['sb_bias']:+.2f} (plain F1 "

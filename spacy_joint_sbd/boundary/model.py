@@ -16,7 +16,7 @@ import re
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import IDX, IS_SPACE, LOWER, ORTH, PREFIX, SHAPE, SUFFIX
+from spacy.attrs import IDX, IS_SPACE, LOWER, ORTH, PREFIX, SENT_START, SHAPE, SPACY, SUFFIX
 from spacy.pipeline.sentencizer import Sentencizer
 from spacy.tokens import Doc
 
@@ -76,6 +76,14 @@ FULL_SHARE = 0.8
 REGULAR_SHARE = 0.6
 """The neighbourhood is regular (hard-wrapped) when this share of its lines is full."""
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def doc_text(doc: Doc, orth: numpy.ndarray) -> str:
+    """`doc.text` from the tokens' ORTH ids (`orth`, one per token): the same string, without
+    making a Token object per token (which `Doc.text` does)."""
+    strings = doc.vocab.strings
+    spacy_ = doc.to_array(SPACY).reshape((len(doc),)).tolist()
+    return "".join([strings[o] + " " if w else strings[o] for o, w in zip(orth.tolist(), spacy_)])
 
 
 def paragraph_spans(gap: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
@@ -198,7 +206,7 @@ class BoundaryModel:
                 single = numpy.flatnonzero(out[:, 4] == 1)
                 if len(single):
                     idx = doc.to_array([IDX]).reshape((n,)).astype(numpy.int64)
-                    out[single, 8] = line_codes(doc.text, idx[pos[single]])
+                    out[single, 8] = line_codes(doc_text(doc, arr[:, 0]), idx[pos[single]])
         cached = self._lex.get
         lex = numpy.array([cached(o) or self._lexeme(doc, o) for o in arr[pos, 0].tolist()], dtype=numpy.uint64)
         marks, upper = lex[:, 0], lex[:, 1]
@@ -213,17 +221,24 @@ class BoundaryModel:
         """(m,) uint8: whether each non-space token starts a sentence, from `starts` (one value
         per token of `doc`; default its `is_sent_start`); a start marked on a whitespace token
         moves to the next word."""
+        n = len(doc)
         if starts is None:
-            starts = [t.is_sent_start for t in doc]
-        out = numpy.zeros((len(doc) + 1,), dtype=numpy.uint8)
-        carry = False
-        for i, t in enumerate(doc):
-            s = bool(starts[i]) and i > 0
-            if t.is_space:
-                carry = carry or s
-                continue
-            out[i] = 1 if (s or carry) else 0
-            carry = False
+            start = doc.to_array(SENT_START).reshape((n,)) == 1
+        else:
+            if len(starts) != n:
+                raise ValueError(f"starts has {len(starts)} values for a Doc of {n} tokens")
+            start = numpy.fromiter((bool(x) for x in starts), dtype=bool, count=n)
+        if n:
+            start[0] = False  # the document's first token is no boundary
+        space = doc.to_array(IS_SPACE).reshape((n,)).astype(bool)
+        # a word starts a sentence if it is marked, or a whitespace token in the run just before it is
+        carried = numpy.cumsum(start & space)
+        words = numpy.flatnonzero(~space)
+        before = numpy.zeros((len(words),), dtype=carried.dtype)  # carried count at the previous word
+        if len(words):
+            before[1:] = carried[words[:-1]]
+        out = numpy.zeros((n,), dtype=numpy.uint8)
+        out[words] = start[words] | (carried[words] > before)
         return out[pos]
 
     # ------------------------------------------------------------------ training

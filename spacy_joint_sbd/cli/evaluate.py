@@ -35,7 +35,11 @@ def load_pipeline(model: str, lang: str = "en") -> Language:
         raise ValueError(f"cannot load pipeline {model!r}: {e}") from e
 
 
-def predict(nlp: Language, gold_docs, batch_size: int = 32, n_process: int = 1) -> Tuple[List[DocRecord], float]:
+PREDICT_BATCH = 32
+"""The batch size of `predict` (the bias sweeps stage their Docs in the same batches)."""
+
+
+def predict(nlp: Language, gold_docs, batch_size: int = PREDICT_BATCH, n_process: int = 1) -> Tuple[List[DocRecord], float]:
     """Run `nlp` on token-only copies of the gold docs; return predicted records and seconds taken."""
     inputs = [tokens_only(nlp.vocab, d) for d in gold_docs]
     start = time.perf_counter()

@@ -8,7 +8,7 @@ punctuated dev text (`--variant plain`) sets `sb_bias`, unpunctuated (`--variant
 `sb_bias_unpunctuated`, the bias the component uses for Docs without sentence-final punctuation.
 """
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import srsly
 import typer
@@ -17,13 +17,13 @@ from wasabi import msg
 
 from ..corpus.docs import doc_to_record
 from ..corpus.raw_text import RawDoc, span_starts
-from ..corpus.readers import load_gold_docs
+from ..corpus.readers import load_gold_docs, tokens_only
 from ..corpus.variants import VARIANTS
 from ..pipeline.joint_settings import is_finite_number
 from ..scoring import char_boundary_scores, score_records
 from . import app
 from ._util import atomic_dir, portable_path, split_list, user_errors
-from .evaluate import load_pipeline, predict
+from .evaluate import PREDICT_BATCH, load_pipeline
 
 PUNCT_GRID = (-0.2, -0.1, 0.0, 0.1, 0.2)
 """The `sb_bias` values tried on punctuated dev text."""
@@ -53,23 +53,58 @@ def _checked_grid(key: str, grid: Sequence[float]) -> List[float]:
     return [float(b) for b in grid]
 
 
+class Staged:
+    """The pipeline split at `component`: the components before it run once over `inputs` (texts or
+    Docs, read on first use), and each `run()` sends copies of those Docs through `component` and
+    the components after it. A bias sweep changes only the component's settings, so every point
+    of the sweep gets the Docs a whole run would give (the same batches, `batch_size` as
+    `nlp.pipe`'s), and the tok2vec, tagger and prior run once per sweep instead of once per point."""
+
+    def __init__(self, nlp: Language, component: str, inputs: Iterable, batch_size: Optional[int] = None):
+        names = list(nlp.pipe_names)
+        if component not in names:
+            raise ValueError(f"the pipeline has no component {component!r} (it has {names})")
+        k = names.index(component)
+        self.nlp, self.before, self.rest, self.batch_size = nlp, names[:k], names[k:], batch_size
+        self._inputs: Optional[Iterable] = inputs
+        self._docs: Optional[List] = None
+
+    @property
+    def docs(self) -> List:
+        """The inputs through the components before `component` (made on first use)."""
+        if self._docs is None:
+            with self.nlp.select_pipes(disable=self.rest):
+                self._docs = list(self.nlp.pipe(self._inputs, batch_size=self.batch_size))
+            self._inputs = None
+        return self._docs
+
+    def run(self) -> List:
+        """Copies of the staged Docs through `component` and the rest of the pipeline."""
+        docs = self.docs
+        with self.nlp.select_pipes(disable=self.before):
+            return list(self.nlp.pipe((d.copy() for d in docs), batch_size=self.batch_size))
+
+
 def sweep_sb_bias_scores(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key: str = "sb_bias",
-                         component: str = "joint_sbd_parser") -> Dict[float, Dict[str, float]]:
+                         component: str = "joint_sbd_parser",
+                         staged: Optional[Staged] = None) -> Dict[float, Dict[str, float]]:
     """Boundary precision, recall and F1 (`sents_p`, `sents_r`, `sents_f`) of `nlp` on the gold
     tokens of `gold_docs` with the component's `key` set to each value of `grid` in turn; the
-    component's cfg is left as it was."""
+    component's cfg is left as it was. `staged`: the non-empty `gold_docs`' token-only copies
+    already through the components before it (`staged_gold`), to share across sweeps."""
     grid = _checked_grid(key, grid)
     gold_docs = [d for d in gold_docs if len(d)]
     if not gold_docs:
         raise ValueError("no non-empty dev documents to choose the bias on")
     pipe = _joint_component(nlp, component)
     golds = [doc_to_record(d) for d in gold_docs]
+    staged = staged or staged_gold(nlp, gold_docs, component)
     before = pipe.cfg[key]
     scores: Dict[float, Dict[str, float]] = {}
     try:
         for bias in grid:
             pipe.cfg[key] = bias
-            preds, _ = predict(nlp, gold_docs)
+            preds = [doc_to_record(p, doc_id=str(g.user_data.get("doc_id", ""))) for p, g in zip(staged.run(), gold_docs)]
             s = score_records(preds, golds, has_parse=False).scores()
             scores[bias] = {m: s[m] for m in ("sents_p", "sents_r", "sents_f")}
     finally:
@@ -77,12 +112,19 @@ def sweep_sb_bias_scores(nlp: Language, gold_docs: Sequence, grid: Sequence[floa
     return scores
 
 
+def staged_gold(nlp: Language, gold_docs: Sequence, component: str = "joint_sbd_parser") -> Staged:
+    """Token-only copies of the non-empty `gold_docs` staged before `component`, batched as
+    `evaluate.predict` batches them."""
+    return Staged(nlp, component, (tokens_only(nlp.vocab, d) for d in gold_docs if len(d)), batch_size=PREDICT_BATCH)
+
+
 def sweep_raw_scores(nlp: Language, raw_docs: Sequence[RawDoc], grid: Sequence[float], key: str = "sb_bias",
-                     component: str = "joint_sbd_parser") -> Dict[float, Dict[str, float]]:
+                     component: str = "joint_sbd_parser", staged: Optional[Staged] = None) -> Dict[float, Dict[str, float]]:
     """As `sweep_sb_bias_scores`, on raw text as users bring it (`corpus.raw_text`: the whole
     pipeline tokenizes it, a blank line is layout the pipeline may read), scored by the character
     offsets of the sentence starts (`scoring.char_boundary_scores`). The operating point of the
-    pipeline on gold tokens and on its own tokens differ: choose it where it will be used."""
+    pipeline on gold tokens and on its own tokens differ: choose it where it will be used.
+    `staged`: the usable `raw_docs`' texts already through the components before it."""
     grid = _checked_grid(key, grid)
     raw_docs = [d for d in raw_docs if d.text.strip() and d.gold]
     if not raw_docs:
@@ -90,13 +132,14 @@ def sweep_raw_scores(nlp: Language, raw_docs: Sequence[RawDoc], grid: Sequence[f
     pipe = _joint_component(nlp, component)
     texts = [d.text for d in raw_docs]
     golds = [d.gold for d in raw_docs]
+    staged = staged or Staged(nlp, component, texts)
     before = pipe.cfg[key]
     scores: Dict[float, Dict[str, float]] = {}
     try:
         for bias in grid:
             pipe.cfg[key] = bias
             preds = [span_starts(((s.start_char, s.end_char) for s in doc.sents), text)
-                     for doc, text in zip(nlp.pipe(texts), texts)]
+                     for doc, text in zip(staged.run(), texts)]
             scores[bias] = char_boundary_scores(golds, preds)
     finally:
         pipe.cfg[key] = before
@@ -104,9 +147,9 @@ def sweep_raw_scores(nlp: Language, raw_docs: Sequence[RawDoc], grid: Sequence[f
 
 
 def sweep_sb_bias(nlp: Language, gold_docs: Sequence, grid: Sequence[float], key: str = "sb_bias",
-                  component: str = "joint_sbd_parser") -> Dict[float, float]:
+                  component: str = "joint_sbd_parser", staged: Optional[Staged] = None) -> Dict[float, float]:
     """Boundary F1 per bias of `sweep_sb_bias_scores`."""
-    return {b: s["sents_f"] for b, s in sweep_sb_bias_scores(nlp, gold_docs, grid, key, component).items()}
+    return {b: s["sents_f"] for b, s in sweep_sb_bias_scores(nlp, gold_docs, grid, key, component, staged).items()}
 
 
 PRIOR_WEIGHTS = (0.3, 0.5, 1.0)
@@ -136,17 +179,22 @@ def tune_prior(nlp: Language, punct_docs: Sequence, unpunct_sets: Sequence[Seque
     base_u = before["sb_bias_unpunctuated"] if before["sb_bias_unpunctuated"] is not None else base_p
     table: List[Dict] = []
     best: Tuple[Optional[Dict[str, float]], float] = (None, -1.0)
+    # every (w, bias) point reads the same tok2vec vectors, tags and prior: staged once per set
+    st_punct = staged_gold(nlp, punct_docs, component)
+    st_raw = Staged(nlp, component, (d.text for d in punct_raw if d.text.strip() and d.gold)) if punct_raw else None
+    st_unpunct = [staged_gold(nlp, docs, component) for docs in unpunct_sets]
     try:
         for w in (0.0, *[float(x) for x in weights if x]):
             pipe.cfg["prior_weight"] = w
             ps = punct_shifts if w else (0.0,)
             us = unpunct_shifts if w else (0.0,)
             grid = [base_p + w * k for k in ps]
-            punct = sweep_sb_bias_scores(nlp, punct_docs, grid, "sb_bias", component)
-            raw = sweep_raw_scores(nlp, punct_raw, grid, "sb_bias", component) if punct_raw else {}
+            punct = sweep_sb_bias_scores(nlp, punct_docs, grid, "sb_bias", component, st_punct)
+            raw = sweep_raw_scores(nlp, punct_raw, grid, "sb_bias", component, st_raw) if punct_raw else {}
             mean_p = {b: (punct[b]["sents_f"] + raw[b]["sents_f"]) / 2 if raw else punct[b]["sents_f"] for b in punct}
-            unpunct = [sweep_sb_bias_scores(nlp, docs, [base_u + w * k for k in us], "sb_bias_unpunctuated", component)
-                       for docs in unpunct_sets]
+            unpunct = [sweep_sb_bias_scores(nlp, docs, [base_u + w * k for k in us], "sb_bias_unpunctuated", component,
+                                            st)
+                       for docs, st in zip(unpunct_sets, st_unpunct)]
             mean_u = {b: sum(u[b]["sents_f"] for u in unpunct) / len(unpunct) for b in unpunct[0]}
             bp = best_bias(mean_p)
             bu = best_bias(mean_u)

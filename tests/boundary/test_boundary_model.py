@@ -7,7 +7,8 @@ from spacy.tokens import Doc
 
 from spacy_joint_sbd.boundary import BoundaryModel, platt_fit
 from spacy_joint_sbd.boundary.features import N_ATTR_COLS, score_doc, train_doc
-from spacy_joint_sbd.boundary.model import MARK_CLOSER, MARK_FINAL, MARK_PUNCT, MARK_WORD, _density_bins, mark_class
+from spacy_joint_sbd.boundary.model import (MARK_CLOSER, MARK_FINAL, MARK_PUNCT, MARK_WORD, _density_bins, doc_text,
+                                            mark_class)
 from spacy_joint_sbd.boundary.train import WEIGHT_KEY, encode_docs, train_encoded
 from spacy_joint_sbd.corpus.docs import record_to_doc
 from spacy_joint_sbd.corpus.variants import apply_variant
@@ -83,6 +84,38 @@ def test_gold_moves_a_start_on_whitespace_to_the_next_word(nlp):
     bm = BoundaryModel(1 << 10)
     _, pos = bm.encode(doc)
     assert bm.gold(doc, pos, [True, True, False, False]).tolist() == [0, 1, 0]
+
+
+def _gold_by_token(doc, pos, starts=None):
+    """The rule of `BoundaryModel.gold` token by token (what it computed before it was vectorised)."""
+    starts = [t.is_sent_start for t in doc] if starts is None else starts
+    out, carry = numpy.zeros((len(doc) + 1,), dtype=numpy.uint8), False
+    for i, t in enumerate(doc):
+        s = bool(starts[i]) and i > 0
+        if t.is_space:
+            carry = carry or s
+            continue
+        out[i], carry = int(s or carry), False
+    return out[pos]
+
+
+def test_gold_and_doc_text_follow_the_token_rule_on_random_docs(nlp):
+    """Sentence starts on words, on whitespace runs (carried to the next word), leading and
+    trailing whitespace, given or read from the Doc; and the text rebuilt from ORTH ids."""
+    rng = numpy.random.RandomState(7)
+    bm = BoundaryModel(1 << 10)
+    for _ in range(2000):
+        n = int(rng.randint(0, 12))
+        words = [str(w) for w in rng.choice(["a", "B", ".", "\n", "\n\n", " ", "\r\n"], n)]
+        doc = Doc(nlp.vocab, words=words, spaces=(rng.rand(n) < 0.6).tolist(),
+                  sent_starts=[[None, True, False][k] for k in rng.randint(0, 3, n)] if n else None)
+        _, pos = bm.encode(doc)
+        assert bm.gold(doc, pos).tolist() == _gold_by_token(doc, pos).tolist()
+        given = [[None, True, False, 0, 1][k] for k in rng.randint(0, 5, n)]
+        assert bm.gold(doc, pos, given).tolist() == _gold_by_token(doc, pos, given).tolist()
+        assert doc_text(doc, doc.to_array("ORTH").astype(numpy.uint64)) == doc.text
+    with pytest.raises(ValueError, match="starts has 1 values for a Doc of 2 tokens"):
+        bm.gold(Doc(nlp.vocab, words=["a", "b"]), numpy.arange(2), [True])
 
 
 def test_learns_boundaries_and_calibrates(nlp, sample_docs):

@@ -10,7 +10,9 @@ import spacy
 
 from spacy.language import Language
 
-from spacy_joint_sbd.cli.tune_bias import best_bias, set_sb_bias, sweep_sb_bias, tune_bias
+from spacy_joint_sbd.cli.evaluate import predict
+from spacy_joint_sbd.cli.tune_bias import Staged, best_bias, set_sb_bias, staged_gold, sweep_sb_bias, tune_bias
+from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 
 
@@ -30,6 +32,26 @@ def test_sweep_moves_the_operating_point_and_restores_cfg(trained_nlp, sample_pa
     # a large negative bias forbids SB, a large positive one splits everywhere: different F1
     assert len(set(round(v, 6) for v in f1.values())) > 1
     assert f1[-3.0] < max(f1.values())
+
+
+def test_staged_runs_give_what_whole_runs_give(trained_nlp, sample_path):
+    """The Docs staged before the parser, copied through it at each sweep point, get the parses a
+    whole run gives; a run leaves the staged Docs as they were (every point starts alike)."""
+    docs = load_gold_docs(sample_path, trained_nlp.vocab, "star")[20:]
+    pipe = trained_nlp.get_pipe("joint_sbd_parser")
+    staged = staged_gold(trained_nlp, docs)
+    before = [d.to_array(["SENT_START", "HEAD"]).tolist() for d in staged.docs]
+    for bias in (-3.0, 0.0, 3.0):
+        pipe.cfg["sb_bias_unpunctuated"] = bias
+        whole, _ = predict(trained_nlp, docs)
+        assert [(r.heads, r.sent_starts) for r in whole] == \
+            [(r.heads, r.sent_starts) for r in (doc_to_record(d) for d in staged.run())]
+    pipe.cfg["sb_bias_unpunctuated"] = None
+    assert [d.to_array(["SENT_START", "HEAD"]).tolist() for d in staged.docs] == before
+    raw = [d.text for d in docs]
+    by_text = Staged(trained_nlp, "joint_sbd_parser", raw)
+    assert [d.to_array(["SENT_START", "HEAD"]).tolist() for d in by_text.run()] == \
+        [d.to_array(["SENT_START", "HEAD"]).tolist() for d in trained_nlp.pipe(raw)]
 
 
 @pytest.mark.parametrize("bad", [[], [float("nan")], [0.0, float("inf")], [1e31], ["0.1"], [True]])
@@ -168,7 +190,7 @@ def test_tune_prior_chooses_sb_bias_on_the_mean_of_gold_and_raw_f1(trained_nlp, 
     raw = {0.0: 0.70, 1.0: 0.85, 2.0: 0.90}  # mean: 0.80, 0.825, 0.80
 
     def table(f1):
-        return lambda nlp, docs, grid, key, component: {b: {"sents_f": f1.get(b, 0.5)} for b in grid}
+        return lambda nlp, docs, grid, key, component, staged=None: {b: {"sents_f": f1.get(b, 0.5)} for b in grid}
 
     monkeypatch.setattr(tune_bias, "sweep_sb_bias_scores", table(gold))
     monkeypatch.setattr(tune_bias, "sweep_raw_scores", table(raw))
