@@ -25,7 +25,7 @@ from libc.math cimport exp, log1p
 from libc.stdint cimport uint64_t
 
 from ..learn.hashing cimport hash_feature
-from ..learn.weights cimport HashedWeights, score_table
+from ..learn.weights cimport HashedWeights, row_of
 
 cdef uint64_t SEED = 0xB0DA7
 cdef uint64_t PAD_LEFT = 0x9E3779B97F4A7C15   # every attribute before the document
@@ -127,16 +127,30 @@ cdef inline double _log1pexp(double x) noexcept nogil:
     return log1p(exp(x))
 
 
+cdef inline float _row_sum(const float* W, uint64_t n_rows, const uint64_t* feats, int nf) noexcept nogil:
+    """Σ W[row of each feature] of a one-class table, in feature order: the sum `score_table` gives
+    (bit for bit), without its many-class kernel's per-row lane masks."""
+    cdef float total = 0.0
+    cdef int j
+    for j in range(nf):
+        total += W[row_of(feats[j], n_rows)]
+    return total
+
+
 cdef double _train(HashedWeights weights, const uint64_t* a, int n, const unsigned char* gold,
                    float lr, float pos_weight) noexcept nogil:
-    """One SGD pass over the gaps 1 .. n − 1 of a document → its summed logistic loss."""
+    """One SGD pass over the gaps 1 .. n − 1 of a document → its summed logistic loss. The update
+    is `HashedWeights.update_c`'s, written out for the one class (the same cells, values and
+    version count)."""
     cdef uint64_t feats[MAX_FEATS]
-    cdef float score, p, g
+    cdef uint64_t n_rows = <uint64_t>weights.n_rows
+    cdef uint64_t r
+    cdef float score, p, g, delta
     cdef double loss = 0.0
-    cdef int i, nf
+    cdef int i, j, nf
     for i in range(1, n):
         nf = extract(a, n, i, feats)
-        weights.score_c(feats, nf, &score)
+        score = _row_sum(weights.W, n_rows, feats, nf)
         p = _sigmoid(score)
         if gold[i]:
             g = pos_weight * (1.0 - p)
@@ -145,7 +159,12 @@ cdef double _train(HashedWeights weights, const uint64_t* a, int n, const unsign
             g = -p
             loss += _log1pexp(score)
         if g > 1e-6 or g < -1e-6:
-            weights.update_c(feats, nf, 0, lr * g)
+            delta = lr * g
+            for j in range(nf):
+                r = row_of(feats[j], n_rows)
+                weights.W[r] += delta
+                weights.U[r] += <float>(weights.time * delta)
+            weights.version += nf
         weights.time += 1
         weights.version += 1
     return loss
@@ -158,7 +177,7 @@ cdef void _score(const float* table, uint64_t n_rows, const uint64_t* a, int n, 
         out[0] = 0.0
     for i in range(1, n):
         nf = extract(a, n, i, feats)
-        score_table(table, n_rows, 1, feats, nf, &out[i])
+        out[i] = _row_sum(table, n_rows, feats, nf)
 
 
 def _check_attrs(attrs):
@@ -209,6 +228,20 @@ def score_doc(table, attrs):
     with nogil:
         _score(&wv[0, 0], <uint64_t>wv.shape[0], &av[0, 0], n, &ov[0])
     return out
+
+
+def gap_features(attrs, int i):
+    """The feature keys of the gap before token i (1 <= i < n) of an (n, N_COLS) attribute array:
+    what `train_doc` and `score_doc` hash into the table's rows, for tests and inspection."""
+    a = _check_attrs(attrs)
+    cdef int n = a.shape[0]
+    if not 1 <= i < n:
+        raise ValueError(f"i must be a gap of the {n} tokens (1 <= i < {n}), got {i}")
+    out = numpy.zeros((MAX_FEATS,), dtype=numpy.uint64)
+    cdef const uint64_t[:, ::1] av = a
+    cdef uint64_t[::1] ov = out
+    cdef int nf = extract(&av[0, 0], n, i, &ov[0])
+    return out[:nf]
 
 
 N_ATTR_COLS = N_COLS

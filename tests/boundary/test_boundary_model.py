@@ -6,7 +6,7 @@ import spacy
 from spacy.tokens import Doc
 
 from spacy_joint_sbd.boundary import BoundaryModel, platt_fit
-from spacy_joint_sbd.boundary.features import N_ATTR_COLS, score_doc, train_doc
+from spacy_joint_sbd.boundary.features import N_ATTR_COLS, gap_features, score_doc, train_doc
 from spacy_joint_sbd.boundary.model import (MARK_CLOSER, MARK_FINAL, MARK_PUNCT, MARK_WORD, _density_bins, doc_text,
                                             mark_class)
 from spacy_joint_sbd.boundary.train import WEIGHT_KEY, encode_docs, train_encoded
@@ -137,6 +137,39 @@ def test_learns_boundaries_and_calibrates(nlp, sample_docs):
     assert f1 > 0.6, f1
     a, b = bm.calibrate(test)
     assert numpy.isfinite([a, b]).all() and a > 0
+
+
+def test_one_class_loops_sum_and_update_as_the_weight_table_does(nlp, sample_docs):
+    """The boundary loops add a gap's cells in feature order, bit for bit what `HashedWeights.score`
+    (the many-class kernel) gives, and a training step moves exactly the gap's cells, each by the
+    logistic step (lr · (gold − p)), U by time · step, one tick per gap."""
+    doc = gold_docs(nlp, sample_docs[:1], "plain")[0]
+    bm = BoundaryModel(1 << 12)
+    attrs, pos = bm.encode(doc)
+    rng = numpy.random.RandomState(3)
+    W = rng.normal(0, 1, (1 << 12, 1)).astype(numpy.float32)  # sums that depend on their order
+    bm.weights.set_params({"W": W})
+    scores = score_doc(W, attrs)
+    for i in range(1, len(attrs)):
+        assert scores[i] == bm.weights.score(gap_features(attrs, i))[0]
+    attrs, gold = attrs[:2], numpy.array([0, 1], dtype=numpy.uint8)  # one gap, a boundary
+    keys = gap_features(attrs, 1)
+    rows = numpy.unique(keys % (1 << 12))
+    bm.weights.tick(5)  # a step at time 5: U moves by 5 steps
+    before, u_before, t0 = W.copy(), bm.weights.get_params()["U"].copy(), bm.weights.time
+    loss = train_doc(bm.weights, attrs, gold, lr=0.5)
+    after = bm.weights.get_params()
+    s = float(before[keys % (1 << 12), 0].astype(numpy.float64).sum())
+    step = 0.5 * (1.0 - 1.0 / (1.0 + numpy.exp(-s)))
+    count = numpy.bincount(keys % (1 << 12), minlength=1 << 12)[rows]
+    moved = after["W"][rows, 0] - before[rows, 0]
+    assert numpy.allclose(moved, count * step, rtol=1e-4, atol=1e-6)
+    assert numpy.allclose(after["U"][rows, 0] - u_before[rows, 0], count * t0 * step, rtol=1e-4, atol=1e-6)
+    untouched = numpy.setdiff1d(numpy.arange(1 << 12), rows)
+    assert numpy.array_equal(after["W"][untouched], before[untouched])
+    assert bm.weights.time == t0 + 1 and loss == pytest.approx(numpy.log1p(numpy.exp(-s)), rel=1e-5)
+    with pytest.raises(ValueError, match="i must be a gap"):
+        gap_features(attrs, 2)
 
 
 def test_state_round_trip(nlp, sample_docs):
