@@ -48,6 +48,7 @@ from spacy.training import Example
 from tqdm import tqdm
 
 from spacy_joint_sbd.cli._util import portable_path
+from spacy_joint_sbd.cli.evaluate import predicted_records
 from spacy_joint_sbd.cli.tune_bias import PUNCT_GRID, UNPUNCT_GRID, Staged, best_bias, staged_gold, sweep_sb_bias
 from spacy_joint_sbd.corpus import DocRecord
 from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
@@ -81,8 +82,7 @@ def evaluate(golds: Tuple[List[Doc], List[DocRecord], Staged]) -> Dict:
     """Scores of the pipeline run on the gold tokens only of (docs, their records, the docs staged
     before the parser: `cli.tune_bias.Staged`; only the parser changes between epochs)."""
     docs, records, staged = golds
-    preds = [doc_to_record(p, doc_id=str(g.user_data.get("doc_id", ""))) for p, g in zip(staged.run(), docs)]
-    scores = score_records(preds, records).scores()
+    scores = score_records(predicted_records(staged.run(), docs), records).scores()
     return {k: scores[k] for k in ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las")}
 
 

@@ -45,7 +45,12 @@ def predict(nlp: Language, gold_docs, batch_size: int = PREDICT_BATCH, n_process
     start = time.perf_counter()
     preds = list(nlp.pipe(inputs, batch_size=batch_size, n_process=n_process))
     seconds = time.perf_counter() - start
-    return [doc_to_record(p, doc_id=str(g.user_data.get("doc_id", ""))) for p, g in zip(preds, gold_docs)], seconds
+    return predicted_records(preds, gold_docs), seconds
+
+
+def predicted_records(preds, gold_docs) -> List[DocRecord]:
+    """The records of predicted Docs, each under its gold document's id (as the scorers pair them)."""
+    return [doc_to_record(p, doc_id=str(g.user_data.get("doc_id", ""))) for p, g in zip(preds, gold_docs)]
 
 
 def evaluate(

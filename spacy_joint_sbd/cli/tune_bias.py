@@ -23,7 +23,7 @@ from ..pipeline.joint_settings import is_finite_number
 from ..scoring import char_boundary_scores, score_records
 from . import app
 from ._util import atomic_dir, portable_path, split_list, user_errors
-from .evaluate import PREDICT_BATCH, load_pipeline
+from .evaluate import PREDICT_BATCH, load_pipeline, predicted_records
 
 PUNCT_GRID = (-0.2, -0.1, 0.0, 0.1, 0.2)
 """The `sb_bias` values tried on punctuated dev text."""
@@ -104,7 +104,7 @@ def sweep_sb_bias_scores(nlp: Language, gold_docs: Sequence, grid: Sequence[floa
     try:
         for bias in grid:
             pipe.cfg[key] = bias
-            preds = [doc_to_record(p, doc_id=str(g.user_data.get("doc_id", ""))) for p, g in zip(staged.run(), gold_docs)]
+            preds = predicted_records(staged.run(), gold_docs)
             s = score_records(preds, golds, has_parse=False).scores()
             scores[bias] = {m: s[m] for m in ("sents_p", "sents_r", "sents_f")}
     finally:
@@ -118,6 +118,11 @@ def staged_gold(nlp: Language, gold_docs: Sequence, component: str = "joint_sbd_
     return Staged(nlp, component, (tokens_only(nlp.vocab, d) for d in gold_docs if len(d)), batch_size=PREDICT_BATCH)
 
 
+def usable_raw(doc: RawDoc) -> bool:
+    """Whether a sweep scores the raw document: it has some text and some gold sentence start."""
+    return bool(doc.text.strip() and doc.gold)
+
+
 def sweep_raw_scores(nlp: Language, raw_docs: Sequence[RawDoc], grid: Sequence[float], key: str = "sb_bias",
                      component: str = "joint_sbd_parser", staged: Optional[Staged] = None) -> Dict[float, Dict[str, float]]:
     """As `sweep_sb_bias_scores`, on raw text as users bring it (`corpus.raw_text`: the whole
@@ -126,7 +131,7 @@ def sweep_raw_scores(nlp: Language, raw_docs: Sequence[RawDoc], grid: Sequence[f
     pipeline on gold tokens and on its own tokens differ: choose it where it will be used.
     `staged`: the usable `raw_docs`' texts already through the components before it."""
     grid = _checked_grid(key, grid)
-    raw_docs = [d for d in raw_docs if d.text.strip() and d.gold]
+    raw_docs = [d for d in raw_docs if usable_raw(d)]
     if not raw_docs:
         raise ValueError("no non-empty raw dev documents to choose the bias on")
     pipe = _joint_component(nlp, component)
@@ -181,7 +186,7 @@ def tune_prior(nlp: Language, punct_docs: Sequence, unpunct_sets: Sequence[Seque
     best: Tuple[Optional[Dict[str, float]], float] = (None, -1.0)
     # every (w, bias) point reads the same tok2vec vectors, tags and prior: staged once per set
     st_punct = staged_gold(nlp, punct_docs, component)
-    st_raw = Staged(nlp, component, (d.text for d in punct_raw if d.text.strip() and d.gold)) if punct_raw else None
+    st_raw = Staged(nlp, component, (d.text for d in punct_raw if usable_raw(d))) if punct_raw else None
     st_unpunct = [staged_gold(nlp, docs, component) for docs in unpunct_sets]
     try:
         for w in (0.0, *[float(x) for x in weights if x]):
