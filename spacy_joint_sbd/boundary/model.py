@@ -81,6 +81,8 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 def doc_text(doc: Doc, orth: numpy.ndarray) -> str:
     """`doc.text` from the tokens' ORTH ids (`orth`, one per token): the same string, without
     making a Token object per token (which `Doc.text` does)."""
+    if len(orth) != len(doc):
+        raise ValueError(f"orth has {len(orth)} ids for a Doc of {len(doc)} tokens")
     strings = doc.vocab.strings
     spacy_ = doc.to_array(SPACY).reshape((len(doc),)).tolist()
     return "".join([strings[o] + " " if w else strings[o] for o, w in zip(orth.tolist(), spacy_)])

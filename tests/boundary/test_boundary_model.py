@@ -116,6 +116,8 @@ def test_gold_and_doc_text_follow_the_token_rule_on_random_docs(nlp):
         assert doc_text(doc, doc.to_array("ORTH").astype(numpy.uint64)) == doc.text
     with pytest.raises(ValueError, match="starts has 1 values for a Doc of 2 tokens"):
         bm.gold(Doc(nlp.vocab, words=["a", "b"]), numpy.arange(2), [True])
+    with pytest.raises(ValueError, match="orth has 1 ids for a Doc of 2 tokens"):
+        doc_text(Doc(nlp.vocab, words=["a", "b"]), numpy.zeros((1,), dtype=numpy.uint64))
 
 
 def test_learns_boundaries_and_calibrates(nlp, sample_docs):
