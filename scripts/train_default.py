@@ -63,6 +63,12 @@ from spacy_joint_sbd.scoring import score_records
 from spacy_joint_sbd.tagger import encode_doc, jackknife, train_tagger
 
 VARIANTS = ("plain", "star", "lower", "nopunct")
+PIPE_BATCH_SIZE = 64
+"""The saved pipeline's `[nlp] batch_size`: the texts `nlp.pipe` takes at a time unless told. At
+spaCy's 1,000 the tok2vec's temporaries for many short texts run to tens of MB, which numpy maps
+fresh (in huge pages) at every batch: on the AMD VM the tok2vec took 0.83 CPU s (0.36 of it in the
+kernel) for 1,000 short texts against 0.52 at 64, the same parses (issue 32; `segment`'s default
+batch is 64 too)."""
 
 
 def variant_docs(vocab, docs: Sequence[Doc], variant: str) -> List[Doc]:
@@ -304,7 +310,7 @@ def main() -> None:
               f"{tuning['sb_bias'][str(chosen['sb_bias'])]:.2%}), sb_bias_unpunctuated "
               f"{chosen['sb_bias_unpunctuated']:+.2f} (star F1 {tuning['sb_bias_unpunctuated'][str(chosen['sb_bias_unpunctuated'])]:.2%})")
     # the saved pipeline: its config carries the chosen operating point
-    final = spacy.blank("en", vocab=vocab)
+    final = spacy.blank("en", vocab=vocab, config={"nlp": {"batch_size": PIPE_BATCH_SIZE}})
     use_citation_tokens(final)  # `ending.[5]` as `ending . [ 5 ]`: corpus.tokenizer_rules
     if source is not None:
         add_truncated_tok2vec(final, source, args.tok2vec_depth)

