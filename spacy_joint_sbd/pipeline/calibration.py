@@ -70,7 +70,15 @@ def regime(punctuated: bool) -> str:
 
 
 def apply(coef: Sequence[float], X: numpy.ndarray) -> numpy.ndarray:
-    return sigmoid_of(X, numpy.asarray(coef, dtype=numpy.float64))
+    """σ(X · coef) of each row. The columns are summed in order, one row at a time in effect (not
+    by BLAS, whose sums may depend on how many rows come together), so a token's probability is
+    the same bits whatever Docs are calibrated with it (`calibrated_batch`)."""
+    X = numpy.asarray(X, dtype=numpy.float64)
+    w = numpy.asarray(coef, dtype=numpy.float64)
+    z = X[:, 0] * w[0]
+    for j in range(1, len(w)):
+        z += X[:, j] * w[j]
+    return 1.0 / (1.0 + numpy.exp(-numpy.clip(z, -30, 30)))
 
 
 def fit(X: numpy.ndarray, y: numpy.ndarray, l2: float = 1e-2, iterations: int = 50) -> List[float]:
@@ -102,12 +110,45 @@ def check_calibration(value, where: str) -> Optional[Dict[str, List[float]]]:
 def calibrated_probs(doc: Doc, decisions: numpy.ndarray, beam: Optional[numpy.ndarray], coef: Sequence[float],
                      presets: Optional[numpy.ndarray]) -> numpy.ndarray:
     """P(sentence starts) per token: the calibrator on free tokens, 1 / 0 on the others (as decided)."""
-    free = free_tokens(doc, presets)
-    out = numpy.asarray(decisions, dtype=numpy.float64).copy()
-    if free.any():
-        X = evidence(decisions, beam, doc_prior(doc))[free]
-        out[free] = apply(coef, X)
-    return out
+    return calibrated_batch([(doc, decisions, beam, coef, presets)])[0]
+
+
+Calibrand = Tuple[Doc, numpy.ndarray, Optional[numpy.ndarray], Sequence[float], Optional[numpy.ndarray]]
+"""(doc, decisions, beam, coef, presets): the arguments of `calibrated_probs` for one Doc."""
+
+
+def calibrated_batch(items: Sequence[Calibrand]) -> List[numpy.ndarray]:
+    """`calibrated_probs` of many Docs: the free tokens of all Docs that share coefficients go
+    through one `evidence` and one `apply`, instead of a dozen small array operations per Doc
+    (which cost a short text more than its calibration: 135 µs of each text's 2.3 ms, issue 32).
+    The same bits as one Doc at a time: every step is elementwise (tested)."""
+    outs: List[numpy.ndarray] = []
+    groups: Dict[Tuple[float, ...], list] = {}
+    for k, (doc, decisions, beam, coef, presets) in enumerate(items):
+        d = numpy.asarray(decisions, dtype=numpy.float64)
+        outs.append(d.copy())
+        free = free_tokens(doc, presets)
+        if free.any():
+            groups.setdefault(tuple(float(c) for c in coef), []).append((k, free, d, beam, doc_prior(doc)))
+    for coef, members in groups.items():
+        lengths = [len(m[2]) for m in members]
+        free = numpy.concatenate([m[1] for m in members])
+        d = numpy.concatenate([m[2] for m in members])[free]
+        # a missing beam or prior: its documented stand-in (2d − 1, 0) in place of the logit
+        beam_given = numpy.repeat([m[3] is not None for m in members], lengths)[free]
+        beam = numpy.concatenate([numpy.full(n, 0.5) if m[3] is None else numpy.asarray(m[3], dtype=numpy.float64)
+                                  for m, n in zip(members, lengths)])[free]
+        prior_given = numpy.repeat([m[4] is not None for m in members], lengths)[free]
+        prior = numpy.concatenate([numpy.full(n, 0.5) if m[4] is None else m[4] for m, n in zip(members, lengths)])[free]
+        q = numpy.where(prior_given, _logit(prior), 0.0)
+        b = numpy.where(beam_given, _logit(beam), 2 * d - 1)
+        probs = apply(coef, numpy.stack([numpy.ones(len(d)), d, q, d * q, b], axis=1))
+        start = 0
+        for k, doc_free, _, _, _ in members:
+            n = int(numpy.count_nonzero(doc_free))
+            outs[k][doc_free] = probs[start:start + n]
+            start += n
+    return outs
 
 
 def expected_calibration_error(probs: numpy.ndarray, labels: numpy.ndarray, bins: int = 10) -> float:

@@ -337,13 +337,17 @@ class JointSBDParser(TrainablePipe):
     def set_annotations(self, docs: Iterable[Doc], parses: List[Parse]) -> None:
         labels = self.parser.labels
         coefs = self.cfg.get("calibration")
+        docs = list(docs)
+        all_probs = [parse.sent_start_probs if self.cfg["document_level"] else None for parse in parses]
+        if coefs:  # the whole batch calibrated at once, from the presets before the parses overwrite them
+            todo = [k for k, (doc, probs) in enumerate(zip(docs, all_probs)) if probs is not None and len(doc)]
+            done = calibration.calibrated_batch(
+                [(docs[k], parses[k].sent_starts, all_probs[k], coefs[calibration.regime(has_final_punct(docs[k]))],
+                  docs[k].to_array([SENT_START]).reshape((len(docs[k]),))) for k in todo])
+            for k, probs in zip(todo, done):
+                all_probs[k] = probs
         strings, hashes = None, None  # the labels' string ids: once per batch (per vocab), not per Doc
-        for doc, parse in zip(docs, parses):
-            probs = parse.sent_start_probs if self.cfg["document_level"] else None
-            if probs is not None and coefs and len(doc):
-                presets = doc.to_array([SENT_START]).reshape((len(doc),))  # before the parse overwrites them
-                coef = coefs[calibration.regime(has_final_punct(doc))]
-                probs = calibration.calibrated_probs(doc, parse.sent_starts, probs, coef, presets)
+        for doc, parse, probs in zip(docs, parses, all_probs):
             if probs is not None and (self.cfg.get("threshold") is not None or self.cfg.get("max_length") is not None):
                 parse = self._limit(doc, parse, probs)
             if doc.vocab.strings is not strings:

@@ -22,6 +22,40 @@ def test_fit_recovers_the_coefficients_of_a_logistic_model():
     assert calibration.expected_calibration_error(calibration.apply(coef, X2), y2) < 0.02
 
 
+def test_a_batch_is_calibrated_as_each_doc_alone():
+    """`calibrated_batch` (what the component runs on a batch of Docs) gives each Doc the same bits
+    as `calibrated_probs` on it alone, whatever the lengths, whitespace, presets, missing beams or
+    priors and the two regimes' coefficients; fixed tokens keep their decision."""
+    import spacy_joint_sbd.pipeline.boundary_prior  # noqa: F401  (registers doc._.boundary_probs)
+    from spacy.tokens import Doc
+
+    from spacy_joint_sbd.boundary import DOC_PROBS
+
+    rng = numpy.random.default_rng(3)
+    nlp = spacy.blank("en")
+    coefs = [[-2.0, 3.0, 1.5, 0.5, 1.0], [-1.1, 2.2, 0.7, -0.3, 0.9]]
+    items = []
+    for k in range(60):
+        n = int(rng.integers(0, 40))
+        words = ["\n" if rng.random() < 0.1 else "w" for _ in range(n)]
+        doc = Doc(nlp.vocab, words=words, spaces=[False] * n)
+        if rng.random() < 0.7:
+            doc._.set(DOC_PROBS, rng.random(n).astype(numpy.float32))
+        decisions = rng.random(n) < 0.3
+        beam = None if rng.random() < 0.2 else rng.random(n)
+        presets = rng.choice([-1, 0, 0, 0, 1], size=n) if rng.random() < 0.5 else None
+        items.append((doc, decisions, beam, coefs[k % 2], presets))
+    batch = calibration.calibrated_batch(items)
+    for item, got in zip(items, batch):
+        alone = calibration.calibrated_probs(*item)
+        assert got.tobytes() == alone.tobytes()
+        free = calibration.free_tokens(item[0], item[4])
+        assert (got[~free] == item[1][~free]).all() and ((got[free] > 0) & (got[free] < 1)).all()
+    # `apply` is the logistic function of the evidence (summed column by column)
+    X = calibration.evidence(rng.random(50) < 0.5, rng.random(50), rng.random(50))
+    assert calibration.apply(coefs[0], X) == pytest.approx(1 / (1 + numpy.exp(-(X @ numpy.array(coefs[0])))), rel=1e-12)
+
+
 def test_ece_and_reliability():
     probs = numpy.array([0.05, 0.05, 0.95, 0.95])
     assert calibration.expected_calibration_error(probs, numpy.array([0, 0, 1, 1])) == pytest.approx(0.05)
