@@ -22,7 +22,7 @@ from spacy.attrs import IS_SPACE, SENT_START
 from spacy.tokens import Doc
 
 from ..boundary import DOC_PROBS
-from ..learn.logistic import newton_logistic, sigmoid_of
+from ..learn.logistic import newton_logistic
 
 FEATURES = ("bias", "decision", "prior", "decision_x_prior", "beam")
 REGIMES = ("punctuated", "unpunctuated")
@@ -56,12 +56,19 @@ def free_tokens(doc: Doc, presets: Optional[numpy.ndarray] = None) -> numpy.ndar
     return free
 
 
-def evidence(decisions: Sequence[bool], beam: Optional[Sequence[float]], prior: Optional[numpy.ndarray]) -> numpy.ndarray:
-    """(n, len(FEATURES)) float64 design matrix of one document."""
+def evidence(decisions: Sequence[bool], beam: Optional[Sequence[float]], prior: Optional[numpy.ndarray],
+             beam_given: Optional[numpy.ndarray] = None, prior_given: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+    """(n, len(FEATURES)) float64 design matrix of one document (or of the rows of several).
+    Without a prior its column is 0; without a beam marginal its column is 2d − 1. `beam_given` /
+    `prior_given`: bool per row, False where that row has none (the value there is ignored)."""
     d = numpy.asarray(decisions, dtype=numpy.float64)
     n = d.shape[0]
     q = _logit(prior) if prior is not None else numpy.zeros(n)
+    if prior is not None and prior_given is not None:
+        q = numpy.where(prior_given, q, 0.0)
     b = _logit(beam) if beam is not None else (2 * d - 1)
+    if beam is not None and beam_given is not None:
+        b = numpy.where(beam_given, b, 2 * d - 1)
     return numpy.stack([numpy.ones(n), d, q, d * q, b], axis=1)
 
 
@@ -134,15 +141,13 @@ def calibrated_batch(items: Sequence[Calibrand]) -> List[numpy.ndarray]:
         lengths = [len(m[2]) for m in members]
         free = numpy.concatenate([m[1] for m in members])
         d = numpy.concatenate([m[2] for m in members])[free]
-        # a missing beam or prior: its documented stand-in (2d − 1, 0) in place of the logit
+        # a Doc without a beam or a prior: any value in its rows, masked out by `evidence`
         beam_given = numpy.repeat([m[3] is not None for m in members], lengths)[free]
         beam = numpy.concatenate([numpy.full(n, 0.5) if m[3] is None else numpy.asarray(m[3], dtype=numpy.float64)
                                   for m, n in zip(members, lengths)])[free]
         prior_given = numpy.repeat([m[4] is not None for m in members], lengths)[free]
         prior = numpy.concatenate([numpy.full(n, 0.5) if m[4] is None else m[4] for m, n in zip(members, lengths)])[free]
-        q = numpy.where(prior_given, _logit(prior), 0.0)
-        b = numpy.where(beam_given, _logit(beam), 2 * d - 1)
-        probs = apply(coef, numpy.stack([numpy.ones(len(d)), d, q, d * q, b], axis=1))
+        probs = apply(coef, evidence(d, beam, prior, beam_given, prior_given))
         start = 0
         for k, doc_free, _, _, _ in members:
             n = int(numpy.count_nonzero(doc_free))
