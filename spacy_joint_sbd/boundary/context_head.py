@@ -16,7 +16,7 @@ from typing import Callable, Dict, Optional, Sequence
 import numpy
 
 from ..learn.blas import single_threaded_blas
-from ..learn.logistic import newton_logistic
+from ..learn.logistic import newton_logistic, sigmoid
 
 WINDOW = 2
 """Words either side of the gap before word i: vectors of i - 2, i - 1 (before) and i, i + 1 (after)."""
@@ -113,7 +113,7 @@ class ContextHead:
                     xb = (X[idx].astype(numpy.float32) - self.params["mu"]) * self.params["inv_sd"]
                     H = numpy.maximum(xb @ self.params["W1"] + self.params["b1"], 0)
                     z = H @ self.params["w2"] + self.params["b2"][0]
-                    p = 1.0 / (1.0 + numpy.exp(-numpy.clip(z, -30, 30)))
+                    p = sigmoid(z)
                     yb = t[idx]
                     total += float(-(yb * numpy.log(p + 1e-9) + (1 - yb) * numpy.log(1 - p + 1e-9)).sum())
                     g = (p - yb) / len(idx)
@@ -158,4 +158,4 @@ def blend(sparse: numpy.ndarray, head: numpy.ndarray, coef: Sequence[float]) -> 
     """Calibrated probabilities σ(a·sparse + b·head + c) of the two log-odds."""
     a, b, c = coef
     z = a * sparse.astype(numpy.float64) + b * head.astype(numpy.float64) + c
-    return 1.0 / (1.0 + numpy.exp(-numpy.clip(z, -30, 30)))
+    return sigmoid(z)

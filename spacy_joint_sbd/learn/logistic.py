@@ -5,9 +5,14 @@ from typing import Optional
 import numpy
 
 
+def sigmoid(z: numpy.ndarray) -> numpy.ndarray:
+    """σ(z) elementwise, z clipped to ±30 against overflow in exp (in z's own float type)."""
+    return 1.0 / (1.0 + numpy.exp(-numpy.clip(z, -30, 30)))
+
+
 def sigmoid_of(X: numpy.ndarray, w: numpy.ndarray) -> numpy.ndarray:
     """σ(X · w), clipped against overflow."""
-    return 1.0 / (1.0 + numpy.exp(-numpy.clip(X @ w, -30, 30)))
+    return sigmoid(X @ w)
 
 
 def newton_logistic(X: numpy.ndarray, y: numpy.ndarray, l2: float, free: int = 0,

@@ -22,7 +22,7 @@ from spacy.attrs import IS_SPACE, SENT_START
 from spacy.tokens import Doc
 
 from ..boundary import DOC_PROBS
-from ..learn.logistic import newton_logistic
+from ..learn.logistic import newton_logistic, sigmoid
 
 FEATURES = ("bias", "decision", "prior", "decision_x_prior", "beam")
 REGIMES = ("punctuated", "unpunctuated")
@@ -85,7 +85,7 @@ def apply(coef: Sequence[float], X: numpy.ndarray) -> numpy.ndarray:
     z = X[:, 0] * w[0]
     for j in range(1, len(w)):
         z += X[:, j] * w[j]
-    return 1.0 / (1.0 + numpy.exp(-numpy.clip(z, -30, 30)))
+    return sigmoid(z)
 
 
 def fit(X: numpy.ndarray, y: numpy.ndarray, l2: float = 1e-2, iterations: int = 50) -> List[float]:

@@ -20,6 +20,7 @@ from spacy.tokens import Doc
 from thinc.api import Config, Model
 
 from ..boundary import DOC_PROBS
+from ..learn.logistic import sigmoid
 from . import boundary_prior  # noqa: F401  (the Doc extension and the scorer)
 
 DEFAULT_SENTER_PRIOR_MODEL = Config().from_str("""
@@ -108,5 +109,5 @@ class SenterPrior(SentenceRecognizer):
             if b < 1.0 and earlier is not None and len(earlier) == len(doc):
                 p = numpy.clip(numpy.asarray(earlier, dtype=numpy.float64), CLIP, 1 - CLIP)
                 own = (1 - b) * (numpy.log(p) - numpy.log1p(-p)) + b * own
-            probs = 1.0 / (1.0 + numpy.exp(-numpy.clip(own, -30, 30)))
+            probs = sigmoid(own)
             doc._.set(DOC_PROBS, numpy.clip(probs, CLIP, 1 - CLIP).astype(numpy.float32))
