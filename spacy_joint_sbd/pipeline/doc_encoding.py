@@ -8,10 +8,10 @@ TAG); gold annotation comes only from `Example.reference`, at training time. Eve
 or runs the joint parser — `spacy train`, the replication project, tests, benchmarks — goes through
 these functions, so a model is always trained and applied with the same encoding.
 """
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import DEP, HEAD, IDS, IS_SPACE, SENT_START
+from spacy.attrs import DEP, HEAD, IDS, IS_SPACE, ORTH, SENT_START, SPACY
 from spacy.tokens import Doc
 from spacy.training import Example
 
@@ -38,6 +38,12 @@ def doc_attrs(doc: Doc, attrs: Sequence[str], context: Optional[ContextClusters]
     the binned boundary probabilities an earlier component wrote (`prior_scores.prior_column`)."""
     ids = [IDS[a] for a in attrs]
     arr = numpy.ascontiguousarray(doc.to_array(ids).reshape((len(doc), len(ids))), dtype=numpy.uint64)
+    return _with_extra_columns(doc, arr, context, prior)
+
+
+def _with_extra_columns(doc: Doc, arr: numpy.ndarray, context: Optional[ContextClusters],
+                        prior: bool) -> numpy.ndarray:
+    """`arr` (the attribute ids) followed by `doc_attrs`' context and prior columns."""
     cols = [arr]
     if context is not None:
         cols.append(context.columns(doc))
@@ -57,7 +63,13 @@ def doc_presets(doc: Doc) -> numpy.ndarray:
     token 0 always starts a sentence (1)."""
     if len(doc) == 0:
         return numpy.zeros((0,), dtype=numpy.int8)
-    raw = doc.to_array([SENT_START]).reshape((len(doc),)).astype(numpy.int64)  # 1, -1, 0 = unset
+    return _presets_of(doc.to_array([SENT_START]).reshape((len(doc),)))
+
+
+def _presets_of(raw: numpy.ndarray) -> numpy.ndarray:
+    """`doc_presets` from the Doc's SENT_START column as `Doc.to_array` gives it (1, -1, 0 = unset;
+    uint64 when read with other columns)."""
+    raw = raw.astype(numpy.int64)
     presets = numpy.where(raw == 1, 1, numpy.where(raw == -1, 0, -1)).astype(numpy.int8)
     presets[0] = 1
     return presets
@@ -77,6 +89,10 @@ def space_plan(doc: Doc, presets: Optional[numpy.ndarray] = None) -> Optional[Sp
     return SpacePlan(doc_presets(doc) if presets is None else presets, space)
 
 
+_MARK_IDS = [SENT_START, ORTH, SPACY, IS_SPACE]
+"""What `planned_engine_doc` reads beside the features: presets, then `whitespace.mark_columns`."""
+
+
 def engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True,
                context: Optional[ContextClusters] = None, prior: bool = False) -> EngineDoc:
     """What the engine parses: the features and, inside given sentences, the Doc's boundaries.
@@ -85,15 +101,31 @@ def engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True,
     are none), closing marks never start a sentence unless forced and closing quotes never read
     as opening ones (`forbid_closing_starts`, `closing_quote_tags`), and whitespace tokens are left
     out (`SpacePlan`; `expand_parse` puts them back)."""
+    return planned_engine_doc(doc, attrs, document_level, context, prior)[0]
+
+
+def planned_engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True,
+                       context: Optional[ContextClusters] = None,
+                       prior: bool = False) -> Tuple[EngineDoc, Optional[SpacePlan]]:
+    """`engine_doc` and the Doc's `SpacePlan` (None without whitespace tokens or outside
+    whole-document mode), whose `expand` gives what `expand_parse` gives. The Doc's columns are
+    read in one `Doc.to_array` (a short text paid for a dozen separate reads)."""
     if not document_level:
-        return EngineDoc(attrs=doc_attrs(doc, attrs, context, prior), sent_starts=doc_sent_starts(doc))
-    attrs_arr = closing_quote_tags(doc, doc_attrs(doc, attrs, context, prior), attrs)
-    presets = forbid_closing_starts(doc, doc_presets(doc))
-    plan = space_plan(doc, presets)
+        return EngineDoc(attrs=doc_attrs(doc, attrs, context, prior), sent_starts=doc_sent_starts(doc)), None
+    n, k = len(doc), len(attrs)
+    if n == 0:
+        return EngineDoc(attrs=doc_attrs(doc, attrs, context, prior), presets=None), None
+    table = doc.to_array([IDS[a] for a in attrs] + _MARK_IDS).reshape((n, k + len(_MARK_IDS)))
+    marks = table[:, k + 1:]  # whitespace.mark_columns: ORTH, SPACY, IS_SPACE
+    attrs_arr = _with_extra_columns(doc, numpy.ascontiguousarray(table[:, :k], dtype=numpy.uint64), context, prior)
+    attrs_arr = closing_quote_tags(doc, attrs_arr, attrs, marks)
+    presets = forbid_closing_starts(doc, _presets_of(table[:, k]), marks)
+    space = marks[:, 2].astype(bool)
+    plan = SpacePlan(presets, space) if space.any() else None
     if plan is not None:
         attrs_arr = numpy.ascontiguousarray(attrs_arr[plan.keep])
         presets = plan.word_presets
-    return EngineDoc(attrs=attrs_arr, presets=None if _no_presets(presets) else presets)
+    return EngineDoc(attrs=attrs_arr, presets=None if _no_presets(presets) else presets), plan
 
 
 def expand_parse(doc: Doc, parse: Parse, document_level: bool = True) -> Parse:

@@ -27,7 +27,7 @@ from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, Parse, TransitionParser, n_classes_for
 from . import calibration, sentence_limits
 from .context_clusters import ContextClusters, with_tensor
-from .doc_encoding import UnusableExample, engine_doc, expand_parse, gold_engine_doc, label_hashes, set_parse
+from .doc_encoding import UnusableExample, gold_engine_doc, label_hashes, planned_engine_doc, set_parse
 from .joint_settings import LOAD_DEFAULTS, PREDICTION_SETTINGS, Learner, SBOracle, Setting, Update, check_settings
 from .prior_scores import PRIOR_ATTR, prior_sb_scores
 from .unmarked import unmarked_sb_scores
@@ -305,11 +305,13 @@ class JointSBDParser(TrainablePipe):
         level = self.cfg["document_level"]
         if self._context is not None:
             self._context.prime(docs)  # one cluster search for the batch (or the tagger's, cached)
-        engine_docs = [engine_doc(d, self.cfg["attrs"], level, self._context, self.cfg["prior_features"])
-                       for d in docs]
+        planned = [planned_engine_doc(d, self.cfg["attrs"], level, self._context, self.cfg["prior_features"])
+                   for d in docs]
+        engine_docs = [e for e, _ in planned]
         if level and self.cfg["prior_weight"]:
-            for d, e in zip(docs, engine_docs):
-                e.sb_scores = prior_sb_scores(d, self.cfg["prior_weight"])
+            for d, (e, plan) in zip(docs, planned):
+                e.sb_scores = prior_sb_scores(d, self.cfg["prior_weight"],
+                                              plan.space if plan is not None else numpy.zeros((len(d),), dtype=bool))
         punctuated = [has_final_punct(d) for d in docs]
         unmarked = self.cfg.get("sb_bias_unmarked") or 0.0
         if level and unmarked:
@@ -323,7 +325,7 @@ class JointSBDParser(TrainablePipe):
             for i, parse in zip(idx, parser.parse([engine_docs[i] for i in idx], beam_width=self.cfg["beam_width"],
                                                   use_averages=self._trained, sb_bias=bias)):
                 parses[i] = parse
-        return [expand_parse(d, p, level) for d, p in zip(docs, parses)]
+        return [p if plan is None else plan.expand(p) for p, (_, plan) in zip(parses, planned)]
 
     def sb_bias_for(self, doc: Doc, punctuated: Optional[bool] = None) -> float:
         """The SB bias used for `doc`: `sb_bias_unpunctuated` (when set) for a Doc without a

@@ -58,13 +58,17 @@ def prior_column(doc: Doc) -> numpy.ndarray:
     return bins.astype(numpy.uint64).reshape((len(doc), 1))
 
 
-def prior_sb_scores(doc: Doc, weight: float) -> Optional[numpy.ndarray]:
+def prior_sb_scores(doc: Doc, weight: float, space: Optional[numpy.ndarray] = None) -> Optional[numpy.ndarray]:
     """float32 SB scores of the Doc's non-space tokens, or None when `weight` is 0 or the Doc
-    carries no probabilities. ValueError when they do not fit the Doc."""
+    carries no probabilities. ValueError when they do not fit the Doc. `space`: the Doc's
+    `is_space` column (bool), if read already."""
     if not weight or len(doc) == 0:
         return None
     logit = _logits(doc)
     if logit is None:
         return None
-    space = doc.to_array([IS_SPACE]).reshape((len(doc),)).astype(bool)
+    if space is None:
+        space = doc.to_array([IS_SPACE]).reshape((len(doc),)).astype(bool)
+    elif not space.any():
+        return numpy.ascontiguousarray(weight * logit, dtype=numpy.float32)
     return numpy.ascontiguousarray(weight * logit[~space], dtype=numpy.float32)

@@ -213,16 +213,19 @@ def list_labels(doc: Doc, arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
 def line_starts(doc: Doc, arr: numpy.ndarray) -> numpy.ndarray:
     """The document's first non-space token and every non-space token right after whitespace
     that holds a line break."""
-    words = numpy.flatnonzero(arr[:, 2] == 0)
+    is_space = arr[:, 2] == 1
+    if not is_space.any():  # no whitespace token (most short texts): the first token alone
+        return numpy.zeros((min(len(arr), 1),), dtype=numpy.int64)
+    words = numpy.flatnonzero(~is_space)
     if not len(words):
         return words
-    space = numpy.flatnonzero(arr[:-1, 2] == 1)
+    space = numpy.flatnonzero(is_space[:-1])
     after = [int(k) + 1 for k in space.tolist()
              if not arr[k + 1, 2] and ("\n" in doc[int(k)].text or "\r" in doc[int(k)].text)]
     return numpy.asarray(sorted({int(words[0]), *after}), dtype=numpy.int64)
 
 
-def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
+def forbid_closing_starts(doc: Doc, presets: numpy.ndarray, arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """`presets` (the engine's int8: 1 forced, 0 forbidden, -1 predicted) with the predicted ones
     set to forbidden at `closing_marks` and `citation_marks` (the mark stays with the sentence it
     closes) and at `list_labels` (the label stays with its item). Forced boundaries stay forced.
@@ -230,28 +233,41 @@ def forbid_closing_starts(doc: Doc, presets: numpy.ndarray) -> numpy.ndarray:
     Why (issue 31): spaCy's tokenizer counts only " " as a token's trailing space, so a closing `"`
     followed by a line break or a tab looks like an opening quote glued to the next word to
     the frozen tok2vec (it reads SPACY), and the tagger and parser, which learnt from documents
-    without whitespace tokens, put the boundary before the quote instead of after it."""
+    without whitespace tokens, put the boundary before the quote instead of after it.
+    `arr`: the Doc's `mark_columns`, if read already. `presets` itself is returned when no
+    predicted token is forbidden, else a copy."""
     if len(doc) < 2:
         return presets
+    arr = mark_columns(doc) if arr is None else arr
+    orth = arr[:, 0]
+    forbid = list_labels(doc, arr)
+    cites = None
+    if (orth[1:-2] == _OPEN_BRACKET_ID).any():  # else no citation (`citation_marks`)
+        cites = citation_marks(doc, arr)
+        forbid |= cites
+    if _CLOSING_FILTER[orth & _FILTER_MASK].any():  # else no closing mark (`closing_marks`)
+        forbid |= closing_marks(doc, arr, cites)
+    if not forbid.any():
+        return presets
     out = presets.copy()
-    arr = mark_columns(doc)
-    cites = citation_marks(doc, arr)
-    out[(closing_marks(doc, arr, cites) | cites | list_labels(doc, arr)) & (out == -1)] = 0
+    out[forbid & (out == -1)] = 0
     return out
 
 
-def closing_quote_tags(doc: Doc, attrs: numpy.ndarray, names: Sequence[str]) -> numpy.ndarray:
+def closing_quote_tags(doc: Doc, attrs: numpy.ndarray, names: Sequence[str],
+                       arr: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """The engine's feature rows `attrs` (columns `names`) with the TAG of each closing quote
     (`closing_marks`) that a tagger gave the opening-quote tag (PTB "``", for the reason in
     `forbid_closing_starts`) read as the closing-quote tag "''": with the opening tag the parser
-    sees no boundary after the quote at all. `token.tag_` itself stays as the tagger set it."""
+    sees no boundary after the quote at all. `token.tag_` itself stays as the tagger set it.
+    `arr`: the Doc's `mark_columns`, if read already."""
     if "TAG" not in names or len(doc) < 2:
         return attrs
     col = list(names).index("TAG")
     opening = attrs[:, col] == _OPENING_TAG
     if not opening.any():
         return attrs
-    wrong = closing_marks(doc) & opening
+    wrong = closing_marks(doc, arr) & opening
     if not wrong.any():
         return attrs
     out = attrs.copy()

@@ -11,7 +11,7 @@ from spacy.strings import hash_string
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from spacy_joint_sbd.pipeline.doc_encoding import doc_attrs, doc_presets, engine_doc
+from spacy_joint_sbd.pipeline.doc_encoding import doc_attrs, doc_presets, engine_doc, planned_engine_doc, space_plan
 from spacy_joint_sbd.pipeline.whitespace import (citation_marks, closing_marks, closing_quote_tags, forbid_closing_starts,
                                                  list_labels)
 
@@ -204,3 +204,34 @@ def test_closing_marks_follow_the_rule_on_random_token_sequences():
             spaced = i == len(doc) - 1 or bool(t.whitespace_) or doc[i + 1].is_space or bool(cites[i + 1])
             want.append(t.text in (")", "]", "}") or (t.text in ('"', "'", "''", "”", "’", "»") and glued and spaced))
         assert closing_marks(doc).tolist() == want, (words, spaces)
+
+
+PIECES = ["He", "said", "it", "is", "over", ".", "1.", "2)", "•", "[", "3", "]", '"', "'", ")", "(", "”", "The",
+          "\n", "\n\n", "  ", "\t", "\r\n"]
+
+
+def test_one_read_encodes_as_the_separate_reads():
+    """`planned_engine_doc` reads a Doc's columns once: the same features, presets and whitespace
+    plan as `doc_attrs`, `doc_presets`, `forbid_closing_starts` and `space_plan` reading it one by
+    one (random documents of words, marks, list labels, citations, whitespace and presets)."""
+    rng = random.Random(7)
+    vocab = Vocab()
+    names = ["NORM", "TAG", "SHAPE"]
+    for _ in range(300):
+        words = [rng.choice(PIECES) for _ in range(rng.randint(1, 14))]
+        spaces = [rng.random() < 0.6 and not w.isspace() for w in words]
+        tags = [rng.choice(["``", "''", "NN", "_SP"]) for _ in words]
+        doc = Doc(vocab, words=words, spaces=spaces, tags=tags)
+        for t in doc[1:]:
+            t.is_sent_start = rng.choice([None, None, True, False])
+        one, plan = planned_engine_doc(doc, names)
+        presets = forbid_closing_starts(doc, doc_presets(doc))
+        sep = space_plan(doc, presets)
+        attrs = closing_quote_tags(doc, doc_attrs(doc, names), names)
+        assert (plan is None) == (sep is None)
+        if sep is not None:
+            attrs, presets = attrs[sep.keep], sep.word_presets
+            assert (plan.keep == sep.keep).all() and (plan.heads == sep.heads).all() and plan.unstart == sep.unstart
+        assert (one.attrs == attrs).all() and one.attrs.flags.c_contiguous
+        assert (one.presets is None and (presets[1:] == -1).all()) or (one.presets == presets).all()
+        assert (engine_doc(doc, names).attrs == one.attrs).all()
