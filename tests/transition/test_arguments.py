@@ -199,3 +199,35 @@ def test_probs_of_empty_and_tiny_documents(engine):
     assert [len(x) for x in engine.parse(empty, 2, None, return_probs=True)] == [0, 0, 0, 0]
     one = numpy.zeros((1, 2), dtype=numpy.uint64)
     assert engine.parse(one, 3, [None], sb_bias=-2, return_probs=True)[3].tolist() == [1.0]
+
+
+@pytest.mark.parametrize("scores", [[0.0, float("nan"), 0.0], [float("inf"), 0, 0], [0, 0, -float("inf")],
+                                    [0, 2e30, 0], [0.0, 0.0], [[0.0, 0.0, 0.0]], ["a", "b", "c"]])
+def test_sb_scores_are_checked(engine, attrs, scores):
+    with pytest.raises(ValueError, match="sb_scores"):
+        engine.parse(attrs, 2, None, sb_scores=scores)
+
+
+@pytest.mark.parametrize("scores", [[0.0, 0.0, 0.0], [1e29, -1e29, 3.5], numpy.zeros(3, dtype=numpy.float64),
+                                    numpy.arange(3)])
+def test_sb_scores_accepted(engine, attrs, scores):
+    assert len(engine.parse(attrs, 2, None, sb_scores=scores)[0]) == 3
+
+
+def test_start_probs_follow_the_beam_and_the_presets():
+    """Probabilities lie in [0, 1], are 1.0 at forced starts and token 0, 0.0 at forbidden ones,
+    and 0 / 1 wherever every final item agrees (beam 1: everywhere)."""
+    rng = numpy.random.default_rng(3)
+    engine = Engine(2, 2, 0, 1, (), n_rows=1 << 8)
+    engine.weights.set_params({"W": rng.normal(size=(1 << 8, n_classes_for(2))).astype(numpy.float32)})
+    attrs = rng.integers(0, 50, size=(40, 2)).astype(numpy.uint64)
+    fixed = numpy.full(40, -1, dtype=numpy.int8)
+    fixed[[5, 17]] = 1
+    fixed[[9, 30]] = 0
+    for width in (1, 8):
+        for bias in (-1.0, 0.0, 2.0):
+            _, _, starts, probs = engine.parse(attrs, width, fixed, sb_bias=bias, return_probs=True)
+            assert ((probs >= 0.0) & (probs <= 1.0)).all()
+            assert probs[0] == 1.0 and probs[5] == 1.0 and probs[17] == 1.0 and probs[9] == 0.0 and probs[30] == 0.0
+            if width == 1:
+                assert (probs == starts.astype(float)).all()
