@@ -47,11 +47,11 @@ from cymem.cymem cimport Pool
 from libc.math cimport exp, fabs
 from libc.stdint cimport int64_t, uint64_t
 
-from ..learn.weights cimport HashedWeights, score_half_table, score_table
+from ..learn.weights cimport HashedWeights, add_arrays, score_half_table, score_table
 from ._state cimport StateC, buffer_at, is_final, read_arcs, state_decref, state_init
 from .features cimport (MAX_EXTRA, MAX_FEATS, N_ROLES, NO_ROLE, extract_features, extract_split,
                        role_features)
-from .moves cimport N_MOVES, SB, apply_move, move_of, set_doc, valid_moves
+from .moves cimport FIRST_ARC, LEFTARC, N_MOVES, RIGHTARC, SB, apply_move, set_doc, valid_moves
 
 from .moves import MAX_TOKENS, check_n_labels, n_classes_for
 
@@ -204,6 +204,8 @@ cdef class Engine:
             nf = self.features(w, s)
             score_rows(w, w.feats, nf, out)
             return
+        cdef const float* parts[N_ROLES]
+        cdef int n_parts = 0
         nf = extract_split(w.feats, w.role_toks, s, &w.doc, w.attrs, &self.cfg)
         score_rows(w, w.feats, nf, out)
         for r in range(N_ROLES):
@@ -214,11 +216,14 @@ cdef class Engine:
             slot = <int>(key & w.role_mask)
             part = &w.role_scores[slot * nc]
             if w.role_keys[slot] != key:  # miss: the role's own keys, scored once (feats is free now)
+                add_arrays(out, parts, n_parts, nc)  # first the parts taken: the slot may be one of them
+                n_parts = 0
                 nf = role_features(w.feats, r, tok, w.doc.n, w.attrs, &self.cfg)
                 score_rows(w, w.feats, nf, <float*>part)
                 w.role_keys[slot] = key
-            for c in range(nc):
-                out[c] += part[c]
+            parts[n_parts] = part
+            n_parts += 1
+        add_arrays(out, parts, n_parts, nc)  # in role order, as one pass over `out`
 
     cdef void cache_roles(self, Workspace ws) except *:
         """Give `ws` a role cache. Its entries hold scores of the weights at the time they were
@@ -257,7 +262,7 @@ cdef class Engine:
         cdef float* scores = w.scores
         cdef StateC* st
         cdef StateC* child
-        cdef int nc = self.n_classes
+        cdef int nc = self.n_classes, n_labels = self.n_labels
         for i in range(beam_len):
             st = beam[i]
             if is_final(st, w.doc.n):
@@ -269,8 +274,16 @@ cdef class Engine:
                 scores[SB] += w.sb_bias
             if w.sb_add is not NULL:
                 self.add_sb_scores(w, st, valid, scores)
-            for c in range(nc):
-                if valid[move_of(c, self.n_labels)]:
+            # in class order (earlier candidates win ties), by move type: SHIFT, SWAP, SB, then
+            # the LEFTARC and RIGHTARC blocks, each skipped whole when its move is invalid
+            for c in range(FIRST_ARC):
+                if valid[c]:
+                    n_top = _insert(top, n_top, width, st.score + scores[c], i, c)
+            if valid[LEFTARC]:
+                for c in range(FIRST_ARC, FIRST_ARC + n_labels):
+                    n_top = _insert(top, n_top, width, st.score + scores[c], i, c)
+            if valid[RIGHTARC]:
+                for c in range(FIRST_ARC + n_labels, nc):
                     n_top = _insert(top, n_top, width, st.score + scores[c], i, c)
         for j in range(n_top):
             st = beam[top[j].parent]
