@@ -36,20 +36,25 @@ cdef extern from *:
         return sjs_avx2;
     }
     static void sjs_set_avx2(int on) { sjs_avx2 = on ? -1 : 0; }
+    /* The lanes of the k-th 8-float register of a block of `width` ≤ 64 columns that lie inside it. */
+    __attribute__((target("avx2")))
+    static inline __m256i sjs_lanes(int width, int k) {
+        int m[8], j;
+        for (j = 0; j < 8; j++) m[j] = 8 * k + j < width ? -1 : 0;
+        return _mm256_loadu_si256((const __m256i*)m);
+    }
     /* out[c] += xs[0][c] + ... in that order, for c < nc: 64 classes at a time held in eight
        registers over all the arrays (the cached role scores added to a state's). Each class is
        the same chain of single additions as the plain loops', so the bits are too. */
     __attribute__((target("avx2")))
     static void sjs_add_arrays_avx2(float* out, const float* const* xs, int n, int nc) {
-        int c0, i, k, j;
+        int c0, i, k;
         for (c0 = 0; c0 < nc; c0 += 64) {
             const int width = nc - c0 < 64 ? nc - c0 : 64;
             __m256 acc[8];
             __m256i lanes[8];
             for (k = 0; k < 8; k++) {
-                int m[8];
-                for (j = 0; j < 8; j++) m[j] = 8 * k + j < width ? -1 : 0;
-                lanes[k] = _mm256_loadu_si256((const __m256i*)m);
+                lanes[k] = sjs_lanes(width, k);
                 acc[k] = _mm256_maskload_ps(out + c0 + 8 * k, lanes[k]);
             }
             for (i = 0; i < n; i++) {
@@ -64,7 +69,7 @@ cdef extern from *:
                                   int n, float* out) {
         const uint64_t mask = n_rows - 1;
         const int pow2 = (n_rows & mask) == 0;
-        int c0, i, k, j;
+        int c0, i, k;
         for (i = 0; i < n && i < 8; i++) {
             sjs_prefetch_row(W + (pow2 ? feats[i] & mask : feats[i] % n_rows) * (uint64_t)nc,
                              nc * sizeof(float));
@@ -75,9 +80,7 @@ cdef extern from *:
             __m256i lanes[8];
             for (k = 0; k < 8; k++) {
                 acc[k] = _mm256_setzero_ps();
-                int m[8];
-                for (j = 0; j < 8; j++) m[j] = 8 * k + j < width ? -1 : 0;
-                lanes[k] = _mm256_loadu_si256((const __m256i*)m);
+                lanes[k] = sjs_lanes(width, k);
             }
             for (i = 0; i < n; i++) {
                 if (c0 == 0 && i + 8 < n) {

@@ -79,11 +79,14 @@ def _no_presets(presets: numpy.ndarray) -> bool:
     return bool((presets[1:] == -1).all())
 
 
-def space_plan(doc: Doc, presets: Optional[numpy.ndarray] = None) -> Optional[SpacePlan]:
-    """The Doc's `SpacePlan`, or None if it has no whitespace token."""
+def space_plan(doc: Doc, presets: Optional[numpy.ndarray] = None,
+               space: Optional[numpy.ndarray] = None) -> Optional[SpacePlan]:
+    """The Doc's `SpacePlan`, or None if it has no whitespace token. `space`: its IS_SPACE
+    column (bool), if read already."""
     if len(doc) == 0:
         return None
-    space = doc.to_array([IS_SPACE]).reshape((len(doc),)).astype(bool)
+    if space is None:
+        space = doc.to_array([IS_SPACE]).reshape((len(doc),)).astype(bool)
     if not space.any():
         return None
     return SpacePlan(doc_presets(doc) if presets is None else presets, space)
@@ -100,7 +103,7 @@ def engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True,
     Whole-document mode: the boundaries set before (`doc_presets`) are presets (None when there
     are none), closing marks never start a sentence unless forced and closing quotes never read
     as opening ones (`forbid_closing_starts`, `closing_quote_tags`), and whitespace tokens are left
-    out (`SpacePlan`; `expand_parse` puts them back)."""
+    out (`SpacePlan`; `planned_engine_doc` gives the plan that puts them back)."""
     return planned_engine_doc(doc, attrs, document_level, context, prior)[0]
 
 
@@ -108,8 +111,9 @@ def planned_engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = Tr
                        context: Optional[ContextClusters] = None,
                        prior: bool = False) -> Tuple[EngineDoc, Optional[SpacePlan]]:
     """`engine_doc` and the Doc's `SpacePlan` (None without whitespace tokens or outside
-    whole-document mode), whose `expand` gives what `expand_parse` gives. The Doc's columns are
-    read in one `Doc.to_array` (a short text paid for a dozen separate reads)."""
+    whole-document mode), whose `expand` turns the engine's parse into a parse of every token.
+    The Doc's columns are read in one `Doc.to_array` (a short text paid for a dozen separate
+    reads)."""
     if not document_level:
         return EngineDoc(attrs=doc_attrs(doc, attrs, context, prior), sent_starts=doc_sent_starts(doc)), None
     n, k = len(doc), len(attrs)
@@ -120,18 +124,11 @@ def planned_engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = Tr
     attrs_arr = _with_extra_columns(doc, numpy.ascontiguousarray(table[:, :k], dtype=numpy.uint64), context, prior)
     attrs_arr = closing_quote_tags(doc, attrs_arr, attrs, marks)
     presets = forbid_closing_starts(doc, _presets_of(table[:, k]), marks)
-    space = marks[:, 2].astype(bool)
-    plan = SpacePlan(presets, space) if space.any() else None
+    plan = space_plan(doc, presets, marks[:, 2].astype(bool))
     if plan is not None:
         attrs_arr = numpy.ascontiguousarray(attrs_arr[plan.keep])
         presets = plan.word_presets
     return EngineDoc(attrs=attrs_arr, presets=None if _no_presets(presets) else presets), plan
-
-
-def expand_parse(doc: Doc, parse: Parse, document_level: bool = True) -> Parse:
-    """The engine's parse of `engine_doc(doc, ...)` as a parse of every token of the Doc."""
-    plan = space_plan(doc) if document_level else None
-    return parse if plan is None else plan.expand(parse)
 
 
 class UnusableExample(ValueError):
@@ -215,7 +212,7 @@ def label_hashes(strings, labels: LabelSet) -> numpy.ndarray:
 
 def set_parse(doc: Doc, parse: Parse, labels: LabelSet, hashes: Optional[numpy.ndarray] = None) -> None:
     """Write a parse (heads, labels, sentence starts) onto the Doc in one `Doc.from_array`;
-    label id -1 stands for `SPACE_LABEL` (whitespace tokens, `expand_parse`). `hashes`:
+    label id -1 stands for `SPACE_LABEL` (whitespace tokens, `SpacePlan.expand`). `hashes`:
     `label_hashes(doc.vocab.strings, labels)`, made once for a batch of Docs sharing the vocab."""
     n = len(doc)
     if n == 0:

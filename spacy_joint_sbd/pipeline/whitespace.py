@@ -239,14 +239,8 @@ def forbid_closing_starts(doc: Doc, presets: numpy.ndarray, arr: Optional[numpy.
     if len(doc) < 2:
         return presets
     arr = mark_columns(doc) if arr is None else arr
-    orth = arr[:, 0]
-    forbid = list_labels(doc, arr)
-    cites = None
-    if (orth[1:-2] == _OPEN_BRACKET_ID).any():  # else no citation (`citation_marks`)
-        cites = citation_marks(doc, arr)
-        forbid |= cites
-    if _CLOSING_FILTER[orth & _FILTER_MASK].any():  # else no closing mark (`closing_marks`)
-        forbid |= closing_marks(doc, arr, cites)
+    cites = citation_marks(doc, arr)
+    forbid = closing_marks(doc, arr, cites) | cites | list_labels(doc, arr)
     if not forbid.any():
         return presets
     out = presets.copy()
