@@ -69,8 +69,11 @@ def doc_presets(doc: Doc) -> numpy.ndarray:
 def _presets_of(raw: numpy.ndarray) -> numpy.ndarray:
     """`doc_presets` from the Doc's SENT_START column as `Doc.to_array` gives it (1, -1, 0 = unset;
     uint64 when read with other columns)."""
-    raw = raw.astype(numpy.int64)
-    presets = numpy.where(raw == 1, 1, numpy.where(raw == -1, 0, -1)).astype(numpy.int8)
+    presets = numpy.full(raw.shape, -1, dtype=numpy.int8)
+    if raw.any():  # most texts have no boundary set before the parser: nothing to map
+        raw = raw.astype(numpy.int64)
+        presets[raw == 1] = 1
+        presets[raw == -1] = 0
     presets[0] = 1
     return presets
 

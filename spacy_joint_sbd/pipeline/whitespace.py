@@ -239,8 +239,11 @@ def forbid_closing_starts(doc: Doc, presets: numpy.ndarray, arr: Optional[numpy.
     if len(doc) < 2:
         return presets
     arr = mark_columns(doc) if arr is None else arr
-    cites = citation_marks(doc, arr)
-    forbid = closing_marks(doc, arr, cites) | cites | list_labels(doc, arr)
+    if _CLOSING_FILTER[arr[:, 0] & _FILTER_MASK].any():
+        cites = citation_marks(doc, arr)
+        forbid = closing_marks(doc, arr, cites) | cites | list_labels(doc, arr)
+    else:  # no closing mark, so no citation either (its `]` is one): most texts
+        forbid = list_labels(doc, arr)
     if not forbid.any():
         return presets
     out = presets.copy()
