@@ -137,6 +137,29 @@ def test_the_saved_table_is_packed_and_a_dense_one_still_loads(trained_nlp, tmp_
     assert heads_and_starts(nlp2(TEXT)) == heads_and_starts(trained_nlp(TEXT))
 
 
+def test_a_packed_table_is_adopted_as_unpacked(trained_nlp, monkeypatch):
+    """Loading keeps the one array `packing.unpack` rebuilt (Thinc would copy it: twice the
+    table's memory at the load's peak), and the parser predicts from that same array."""
+    from spacy_joint_sbd.learn import packing
+
+    made = []
+
+    def recording_unpack(value):
+        out = packing.unpack.__wrapped__(value)
+        made.append(out)
+        return out
+
+    recording_unpack.__wrapped__ = packing.unpack
+    monkeypatch.setattr(packing, "unpack", recording_unpack)
+    data = trained_nlp.get_pipe("joint_sbd_parser").to_bytes()
+    nlp2 = spacy.blank("en")
+    pipe = nlp2.add_pipe("joint_sbd_parser", config={"beam_width": 4, "attrs": ["NORM", "SHAPE", "PREFIX", "SUFFIX"]})
+    pipe.from_bytes(data)
+    W = pipe.model.get_param("W")
+    assert len(made) == 1 and W is made[0] and W.flags.writeable
+    assert heads_and_starts(nlp2(TEXT)) == heads_and_starts(trained_nlp(TEXT))
+
+
 def test_a_float32_table_saved_before_half_precision_loads_and_stays(trained_nlp, tmp_path):
     """A model file with a float32 table (saved before stop 49) loads as float32 weights, parses
     as the float16 one does (the same values), and is saved again as it was loaded."""
