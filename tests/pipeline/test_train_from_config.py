@@ -41,6 +41,8 @@ def test_spacy_train_joint_config(tmp_path):
     nlp = spacy.load(tmp_path / "out" / "model-last")
     assert nlp.pipe_names == ["tok2vec", "perceptron_tagger", "joint_sbd_parser"]
     assert nlp.get_pipe("joint_sbd_parser").clusters.ks == [4, 8]
+    # nlp.pipe takes 64 texts at a time, as en_joint_sbd does (train_default.PIPE_BATCH_SIZE)
+    assert nlp.batch_size == 64 and tagger.batch_size == 64
     doc = nlp("This is one sentence. Here is another one.")
     assert doc.has_annotation("DEP") and doc.has_annotation("TAG")
     assert nlp.get_pipe("tok2vec").model.to_bytes() == sm.get_pipe("tok2vec").model.to_bytes()
