@@ -11,12 +11,12 @@ loads faster and predicts the same (tested on a trained pipeline, and on 1,042 d
 `en_joint_sbd`: the same parses, tags and probabilities, bit for bit).
 """
 from pathlib import Path
-from typing import Dict, Iterable, Tuple, Union
+from typing import Dict, Iterable, List, Tuple, Union
 
 import srsly
 
 
-def pipeline_labels(pipe_labels: Dict[str, Iterable[str]]) -> list:
+def pipeline_labels(pipe_labels: Dict[str, Iterable[str]]) -> List[str]:
     """The labels of `nlp.pipe_labels`, each once, in pipeline order."""
     out: Dict[str, None] = {}
     for labels in pipe_labels.values():
