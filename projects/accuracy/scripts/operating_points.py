@@ -59,7 +59,7 @@ def plot(points: List[Dict], shipped: Optional[Dict], path: Path) -> None:
         sc = ax.scatter([p["GUM dev"]["paragraphs"]["f"] for p in sel], [p["GUM dev"]["flat"]["f"] for p in sel],
                         c=[p["sb_bias"] for p in sel], cmap="viridis", marker=markers[k % len(markers)],
                         vmin=min(p["sb_bias"] for p in points), vmax=max(p["sb_bias"] for p in points),
-                        edgecolors=["red" if meets(p["GUM dev"])["precision"] else "none" for p in sel],
+                        edgecolors=["red" if p["GUM dev"]["meets"]["precision"] else "none" for p in sel],
                         label=f"sb_bias_unmarked {u:g}")
     if shipped is not None:
         ax.scatter([shipped["paragraphs"]["f"]], [shipped["flat"]["f"]], s=160, facecolors="none",
@@ -106,6 +106,7 @@ def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", h
     report: Dict = {"model": Path(model).name if Path(model).exists() else model, "shipped": shipped,
                     "targets": {"f1": TARGET_F1, "precision": TARGET_P, "flat_gap": TARGET_FLAT_GAP},
                     "sets": {name: set_summary(docs) for name, docs in sets.items()}, "points": points}
+    output.parent.mkdir(parents=True, exist_ok=True)
     if "GUM dev" in sets:
         gum = [p["GUM dev"] for p in points]
         report["all_three_met_at"] = [{k: p[k] for k in ("sb_bias", "sb_bias_unmarked")} for p in points
@@ -115,7 +116,6 @@ def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", h
         at_shipped = next((p for p in points if p["sb_bias"] == shipped["sb_bias"]
                           and p["sb_bias_unmarked"] == shipped["sb_bias_unmarked"]), None)
         plot(points, at_shipped["GUM dev"] if at_shipped else None, output.with_suffix(".png"))
-    output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2))
 
 
