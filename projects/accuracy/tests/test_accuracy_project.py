@@ -357,3 +357,31 @@ def test_list_labels_documents_and_scoring():
     assert ll.evaluate(docs, lines) == {"p": 100.0, "r": 100.0, "f": 100.0, "label_alone": 0}
     labels_cut = lambda t: lines(t) | {i + 3 for i in lines(t)}  # noqa: E731  ("1. " | "Item …")
     assert ll.evaluate(docs, labels_cut)["label_alone"] == 20
+
+
+def test_flat_gaps_counts_unmarked_capitalised_gaps_and_their_layout():
+    """Only a word-then-capital gap counts; a start there is credited to the line break before it,
+    and binned by the words since the last sentence-final mark."""
+    import flat_gaps
+
+    text = "It rained. Early life\n\nSmith was born in Ohio. He met Mary Jones there."
+    gold = [text.index("Smith"), text.index("He")]  # the document's first start excluded
+    c = flat_gaps.gap_counts([(text, gold)])
+    # gaps: life|Smith (start, after a blank line); in|Ohio., met|Mary, Mary|Jones start nothing;
+    # Ohio.|He is marked, It|rained and Early|life are not capitalised after a word
+    assert c["unmarked_capitalised_gaps"] == 4 and c["sentence_starts"] == 1
+    assert c["gaps_after_a_line_break"] == 1 and c["starts_after_a_line_break"] == 1
+    # life|Smith and met|Mary: two words since the last full stop; Mary|Jones: three; in|Ohio.: six
+    assert c["by_words_since_final_mark"] == {"2": {"gaps": 2, "starts": 1, "start_rate": 50.0},
+                                              "3": {"gaps": 1, "starts": 0, "start_rate": 0.0},
+                                              "6": {"gaps": 1, "starts": 0, "start_rate": 0.0}}
+    assert flat_gaps.gap_counts([("One two", [])])["start_rate"] == 0.0
+
+
+def test_flat_gaps_script_writes_its_json(ud, tmp_path):
+    out = tmp_path / "flat_gaps.json"
+    subprocess.run([sys.executable, str(PROJECT / "scripts" / "flat_gaps.py"), str(ud), str(out)],
+                   check=True, cwd=PROJECT, capture_output=True)
+    report = json.loads(out.read_text())
+    assert set(report["sets"]) == {"GUM train", "GUM dev", "EWT dev"}
+    assert all(s["sentence_starts"] <= s["unmarked_capitalised_gaps"] for s in report["sets"].values())
