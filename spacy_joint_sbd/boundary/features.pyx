@@ -11,7 +11,11 @@ and the regimes conjoined with the strongest cues (Gillick 2009's and Punkt's ev
 hidden-event LM-style word n-grams for unpunctuated speech: Stolcke & Shriberg 1996). After a
 single line break, how full the ended line is among its neighbours (`COL_LINE`) tells hard-wrapped
 prose, where lines run to a common width and a break means nothing, from turns, verse, lists and
-headings; its templates fire only there, so a model trained without them scores as before.
+headings; its templates fire only there, so a model trained without them scores as before A capitalised
+word straight after a word with no mark and no line break (its code in the same column: a heading or a byline run
+into the text, `History The first inhabitants`, or a name, `writers Mark Twain`) gets templates of
+its own, the word with its case and how many words back the last sentence end is: the base
+templates read words lower-cased and shapes apart, so `The` and `Tom` look alike there.
 
 Every position is scored independently (no decoding history), so training and prediction are
 one pass over the array. Training is averaged SGD on the logistic loss (`learn.weights`:
@@ -103,14 +107,21 @@ cdef int extract(const uint64_t* a, int n, int i, uint64_t* f) noexcept nogil:
     f[31] = _h(31, s0, sn, m1, reg)
     f[32] = _h(32, w1, n1, 0, 0)
     f[33] = _h(33, _at(a, n, i - 1, COL_SUFFIX), w0, 0, 0)
-    cdef uint64_t line = _at(a, n, i, COL_LINE)
-    if line == 0:  # no single line break before token i (or a model without line codes)
+    cdef uint64_t code = _at(a, n, i, COL_LINE)
+    if code == 0:  # neither templates of its own (or a model without them)
         return N_BASE_TEMPLATES
-    f[34] = _h(34, line, m1, s0, 0)
-    f[35] = _h(35, line, reg, 0, 0)
-    f[36] = _h(36, line, w0, 0, 0)
-    f[37] = _h(37, line, w1, m1, 0)
-    return N_TEMPLATES
+    if gap != 0:  # a single line break before token i (a model with line codes)
+        f[34] = _h(34, code, m1, s0, 0)
+        f[35] = _h(35, code, reg, 0, 0)
+        f[36] = _h(36, code, w0, 0, 0)
+        f[37] = _h(37, code, w1, m1, 0)
+        return N_BASE_TEMPLATES + N_LINE_TEMPLATES
+    # a capitalised word right after an unmarked word (a model with cased gaps)
+    f[34] = _h(38, code, w0, reg, 0)
+    f[35] = _h(39, code, w1, w0, 0)
+    f[36] = _h(40, code, s1, w0, 0)
+    f[37] = _h(41, code, w0, n1, 0)
+    return N_BASE_TEMPLATES + N_CASED_TEMPLATES
 
 
 cdef inline float _sigmoid(float x) noexcept nogil:

@@ -140,6 +140,35 @@ def line_codes(text: str, offsets: numpy.ndarray) -> numpy.ndarray:
     return out
 
 
+CASED_BACK_MAX = 3
+"""`cased_gap_codes` bins the words since the last sentence-final mark as 1, 2, then 3 (or none)."""
+
+
+def cased_gap_codes(marks: numpy.ndarray, gap: numpy.ndarray, first_upper: numpy.ndarray) -> numpy.ndarray:
+    """(m,) uint64 cased-gap codes (`COL_LINE` where no line break precedes) over m non-space tokens (their mark classes,
+    layout gaps and whether each starts with an upper-case letter): for a capitalised word after a
+    word with no mark and no line break, the words since the last sentence-final mark (counting
+    the word before; 1: it directly follows the mark, as a one-word heading does), at most 3 (also
+    where no mark came before), plus 3 in a document with any line break: where the text kept its
+    layout, a heading has a line break of its own and such a gap is seldom a boundary; where it
+    lost it (a web page pasted flat, a database field), a heading runs into the text; 0 elsewhere."""
+    m = len(marks)
+    out = numpy.zeros((m,), dtype=numpy.uint64)
+    if m < 2:
+        return out
+    idx = numpy.arange(m)
+    last_final = numpy.maximum.accumulate(numpy.where(marks == MARK_FINAL, idx, -1))
+    back = numpy.empty((m,), dtype=numpy.int64)  # words from the last final mark before token i to i − 1
+    back[0] = CASED_BACK_MAX
+    prev_final = last_final[:-1]
+    back[1:] = numpy.where(prev_final >= 0, idx[:-1] - prev_final, CASED_BACK_MAX)
+    hit = numpy.zeros((m,), dtype=bool)
+    hit[1:] = (marks[:-1] == MARK_WORD) & (gap[1:] == 0) & first_upper[1:].astype(bool)
+    laid_out = CASED_BACK_MAX if (gap[1:] > 0).any() else 0
+    out[hit] = (numpy.clip(back[hit], 1, CASED_BACK_MAX) + laid_out).astype(numpy.uint64)
+    return out
+
+
 class BoundaryModel:
     """Hashed logistic regression for sentence starts (one weight per hashed feature).
 
@@ -148,11 +177,13 @@ class BoundaryModel:
     (`line_codes`; False for models saved before it, which never learnt those features).
     paragraphs: the regime windows stop at blank lines (`paragraph_spans`), so that a paragraph
     without punctuation or case inside a punctuated document (a transcript quoted in an e-mail)
-    reads as what it is; a setting, not saved with the weights. Scores are log-odds; `platt` =
-    (a, b) maps them to calibrated probabilities σ(a·s + b)."""
+    reads as what it is; a setting, not saved with the weights. cased_gaps: a capitalised word
+    straight after an unmarked word gets templates of its own (`cased_gap_codes`; saved with the
+    weights, False for models saved before it). Scores are log-odds; `platt` = (a, b) maps them to
+    calibrated probabilities σ(a·s + b)."""
 
     def __init__(self, n_rows: int = DEFAULT_N_ROWS, window: int = DEFAULT_WINDOW, lines: bool = True,
-                 paragraphs: bool = False):
+                 paragraphs: bool = False, cased_gaps: bool = False):
         if not isinstance(n_rows, int) or n_rows < 1:
             raise ValueError(f"n_rows must be a positive int, got {n_rows!r}")
         if not isinstance(window, int) or isinstance(window, bool) or window < 1:
@@ -161,21 +192,24 @@ class BoundaryModel:
             raise ValueError(f"lines must be a bool, got {lines!r}")
         if not isinstance(paragraphs, bool):
             raise ValueError(f"paragraphs must be a bool, got {paragraphs!r}")
+        if not isinstance(cased_gaps, bool):
+            raise ValueError(f"cased_gaps must be a bool, got {cased_gaps!r}")
         self.window = window
+        self.cased_gaps = cased_gaps
         self.lines = lines
         self.paragraphs = paragraphs
         self.weights = HashedWeights(n_rows, 1)
         self.platt: Tuple[float, float] = (1.0, 0.0)
-        self._lex: Dict[int, Tuple[int, int]] = {}
+        self._lex: Dict[int, Tuple[int, int, int]] = {}
 
     # ------------------------------------------------------------------ encoding
-    def _lexeme(self, doc: Doc, orth: int) -> Tuple[int, int]:
-        """(mark class, has an upper-case letter) of a token text, cached by its id."""
+    def _lexeme(self, doc: Doc, orth: int) -> Tuple[int, int, int]:
+        """(mark class, has an upper-case letter, starts with one) of a token text, cached by its id."""
         got = self._lex.get(orth)
         if got is None:
             text = doc.vocab.strings[orth]
             lex = doc.vocab[text]
-            got = (mark_class(text, lex.is_punct), int(any(ch.isupper() for ch in text)))
+            got = (mark_class(text, lex.is_punct), int(any(ch.isupper() for ch in text)), int(text[:1].isupper()))
             if len(self._lex) < _CACHE_MAX:
                 self._lex[orth] = got
         return got
@@ -216,6 +250,10 @@ class BoundaryModel:
         spans = paragraph_spans(out[:, 4]) if self.paragraphs and (out[1:, 4] == 2).any() else None
         out[:, 6] = _density_bins(marks == MARK_FINAL, self.window, (0.02, 0.05), spans)
         out[:, 7] = _density_bins(upper.astype(bool), self.window, (0.04,), spans)
+        if self.cased_gaps:  # at gaps without a line break: never where a line code is
+            codes = cased_gap_codes(marks, out[:, 4], lex[:, 2])
+            hit = codes > 0
+            out[hit, 8] = codes[hit]
         return out, pos
 
     @staticmethod
@@ -310,7 +348,8 @@ class BoundaryModel:
     def get_state(self) -> Dict:
         """What `set_state` needs: the averaged table, the window and Platt's parameters."""
         return {"W": numpy.ascontiguousarray(self.table(), dtype=numpy.float32), "window": self.window,
-                "platt": [float(self.platt[0]), float(self.platt[1])], "lines": self.lines}
+                "platt": [float(self.platt[0]), float(self.platt[1])], "lines": self.lines,
+                "cased_gaps": self.cased_gaps}
 
     def set_state(self, state: Dict, copy: bool = True) -> None:
         W = numpy.asarray(state["W"], dtype=numpy.float32)
@@ -325,9 +364,13 @@ class BoundaryModel:
         lines = state.get("lines", False)  # saved before line codes: never learnt them
         if not isinstance(lines, bool):
             raise ValueError(f"lines must be a bool, got {lines!r}")
+        cased_gaps = state.get("cased_gaps", False)  # saved before cased gaps: never learnt them
+        if not isinstance(cased_gaps, bool):
+            raise ValueError(f"cased_gaps must be a bool, got {cased_gaps!r}")
         self.weights.set_params({"W": W}, copy=copy)  # copy=False: may share the caller's table
         self.window = window
         self.lines = lines
+        self.cased_gaps = cased_gaps
         self.platt = (float(platt[0]), float(platt[1]))
 
 

@@ -39,6 +39,9 @@ def train_prior_cli(
     paragraph_windows: bool = typer.Option(False, "--paragraph-windows",
                                            help="regime windows stop at blank lines, in training and in the "
                                                 "saved component (boundary_prior's paragraph_windows)"),
+    cased_gaps: bool = typer.Option(False, "--cased-gaps",
+                                    help="templates of its own for a capitalised word straight after a word with "
+                                         "no mark (a heading run into the text; boundary_prior's cased_gaps)"),
 ) -> None:
     """Train a `boundary_prior` on punctuated running text (sentence starts derived from its
     punctuation and layout, `text-docs`), calibrate it on held-out documents and save it as a
@@ -73,6 +76,7 @@ def train_prior_cli(
             nlp = spacy.blank("en")
         use_citation_tokens(nlp)  # the running text is tokenized as the default pipeline tokenizes
         pipe = nlp.add_pipe("boundary_prior", config={"model": {"n_rows": n_rows}, "paragraph_windows": paragraph_windows})
+        pipe.cased_gaps = cased_gaps
         docs = _docs(sources, nlp, split_list(variants) or ["plain"], every_file, treebank_weight)
         start = time.process_time()
         train, held = encode_docs(pipe.boundary_model, tqdm(docs, desc="encode", unit="doc", mininterval=5),
@@ -94,6 +98,7 @@ def train_prior_cli(
                                                            "every_file": every_file,
                                                            "treebank_weight": treebank_weight,
                                                            "paragraph_windows": paragraph_windows,
+                                                           "cased_gaps": cased_gaps,
                                                            "sources": [p.name for p in sources]})
     msg.good(f"{output}: boundary_prior, {stats['train_cpu_s']:.0f} CPU s of SGD, Platt {stats['platt']}")
 

@@ -118,7 +118,8 @@ class BoundaryPriorPipe(WeightsPipe):
         if not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or not 0 <= threshold <= 1:
             raise ValueError(f"[{name}] threshold must be a number in [0, 1], got {threshold!r}")
         self.cfg: Dict = {"window": window, "learn_rate": float(learn_rate), "pos_weight": float(pos_weight),
-                          "threshold": float(threshold), "platt": [1.0, 0.0], "blend": None, "lines": True}
+                          "threshold": float(threshold), "platt": [1.0, 0.0], "blend": None, "lines": True,
+                          "cased_gaps": False}
         self.boundary_model = BoundaryModel(model.attrs["n_rows"], window)
         self.paragraph_windows = paragraph_windows  # checked once, by the setter
         self.context_head: Optional[ContextHead] = None
@@ -136,6 +137,19 @@ class BoundaryPriorPipe(WeightsPipe):
         self.cfg["paragraph_windows"] = value
         self.boundary_model.paragraphs = value
 
+    @property
+    def cased_gaps(self) -> bool:
+        """Whether the model has templates of its own for a capitalised word straight after an
+        unmarked word (`BoundaryModel`'s `cased_gaps`); learnt, so saved with the weights."""
+        return self.cfg["cased_gaps"]
+
+    @cased_gaps.setter
+    def cased_gaps(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise ValueError(f"[{self.name}] cased_gaps must be true or false, got {value!r}")
+        self.cfg["cased_gaps"] = value
+        self.boundary_model.cased_gaps = value
+
     def set_context_head(self, head: Optional[ContextHead], coef: Optional[List[float]] = None) -> None:
         """Use `head` with the blend coefficients (a, b, c): P = σ(a·ngram + b·head + c); None
         removes it."""
@@ -151,7 +165,7 @@ class BoundaryPriorPipe(WeightsPipe):
         validate_examples(list(get_examples())[:1], "BoundaryPriorPipe.initialize")
         self.cfg["lines"] = True
         self.boundary_model = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"],
-                                            paragraphs=self.paragraph_windows)
+                                            paragraphs=self.paragraph_windows, cased_gaps=self.cased_gaps)
 
     def predict(self, docs: Iterable[Doc]) -> List[numpy.ndarray]:
         return [self._probs(doc) for doc in docs]
@@ -214,6 +228,7 @@ class BoundaryPriorPipe(WeightsPipe):
         self.cfg["platt"] = state["platt"]
         self.cfg["window"] = state["window"]
         self.cfg["lines"] = state["lines"]
+        self.cfg["cased_gaps"] = state["cased_gaps"]
         self.model.set_param("W", state["W"])
 
     def to_bytes(self, *, exclude=tuple()) -> bytes:
@@ -276,12 +291,14 @@ class BoundaryPriorPipe(WeightsPipe):
         bm = BoundaryModel(self.model.attrs["n_rows"], self.cfg["window"], paragraphs=self.paragraph_windows)
         try:
             bm.set_state({"W": self.model.get_param("W"), "window": cfg["window"], "platt": cfg["platt"],
-                          "lines": cfg.get("lines", False)},  # saved before line codes: without them
+                          "lines": cfg.get("lines", False),  # saved before line codes: without them
+                          "cased_gaps": cfg.get("cased_gaps", False)},  # ... and before cased gaps
                          copy=False)  # one table, shared with the Thinc model
         except (ValueError, TypeError, KeyError) as e:
             raise ValueError(f"[{self.name}] truncated or foreign model ({e})") from None
         self.boundary_model = bm
         self.cfg.update({k: cfg[k] for k in ("window", "platt", "learn_rate", "pos_weight", "threshold") if k in cfg})
         self.cfg["lines"] = bm.lines
+        self.cfg["cased_gaps"] = bm.cased_gaps
         self.cfg["blend"] = cfg.get("blend")  # saved before the context head: none
 

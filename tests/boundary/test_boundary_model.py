@@ -308,3 +308,55 @@ def test_density_bins_short_path_is_the_window_computation(window):
             for cuts in ((0.02, 0.05), (0.04,), (0.5,)):
                 fast = _density_bins(flags, window, cuts)
                 assert fast.dtype == numpy.uint64 and fast.tolist() == _density_bins(flags, window, cuts, whole).tolist()
+
+
+HEADING = "The town grew. History The first inhabitants came. They met Mary Jones.\n\nClimate Spring is wet."
+
+
+def test_cased_gap_codes_mark_a_capital_after_an_unmarked_word_by_distance_from_the_last_stop(nlp):
+    """Column 8 where no line break precedes: a capitalised word after a word with no mark and no line break, coded by the words
+    since the last sentence-final mark (1 right after it, at most 3); nothing after a mark, after a
+    line break, or before a lower-case word; nothing at all for a model without cased gaps."""
+    doc = nlp(HEADING)
+    attrs, pos = BoundaryModel(1 << 10, cased_gaps=True).encode(doc)
+    codes = {doc[int(i)].text: int(a[8]) for i, a in zip(pos, attrs) if a[8] and not a[4]}
+    # History|The and Climate|Spring: one word since the last full stop; met|Mary: two; Mary|Jones:
+    # three; not They after a full stop, nor Climate after the blank line
+    assert codes == {"The": 4, "Mary": 5, "Jones": 6, "Spring": 4}  # + 3: the document has a line break
+    flat = nlp(HEADING.replace("\n", " "))
+    flat_attrs, flat_pos = BoundaryModel(1 << 10, cased_gaps=True).encode(flat)
+    assert {flat[int(i)].text: int(a[8]) for i, a in zip(flat_pos, flat_attrs) if a[8]} == {
+        "The": 1, "Mary": 2, "Jones": 3, "Spring": 1}
+    plain, _ = BoundaryModel(1 << 10).encode(doc)
+    assert (plain[plain[:, 4] == 0, 8] == 0).all()
+    attrs[attrs[:, 4] == 0, 8] = 0
+    assert numpy.array_equal(plain, attrs)
+    with pytest.raises(ValueError, match="cased_gaps must be a bool"):
+        BoundaryModel(1 << 10, cased_gaps=1)
+
+
+def test_cased_gap_templates_fire_only_at_coded_gaps_and_old_states_load_without_them(nlp, sample_docs):
+    """The four cased templates join a gap's features only where column 9 is set, so a model saved
+    before them (no "cased_gaps" in its state) scores as it did; a model with them saves the flag."""
+    doc = nlp(HEADING)
+    attrs, pos = BoundaryModel(1 << 10, cased_gaps=True).encode(doc)
+    base = len(gap_features(attrs, 1))
+    at = {doc[int(i)].text: k for k, i in enumerate(pos)}
+    assert len(gap_features(attrs, at["The"])) == base + 4
+    assert len(gap_features(attrs, at["first"])) == base
+    bm = BoundaryModel(1 << 12)
+    docs = gold_docs(nlp, sample_docs[:5], "plain")
+    train_encoded(bm, encode_docs(bm, docs, held_out_every=0)[0], epochs=1)
+    state = bm.get_state()
+    assert state["cased_gaps"] is False
+    del state["cased_gaps"]
+    loaded = BoundaryModel(1 << 12, cased_gaps=True)
+    loaded.set_state(state)
+    assert loaded.cased_gaps is False and numpy.array_equal(loaded.probs(doc), bm.probs(doc))
+    cased = BoundaryModel(1 << 12, cased_gaps=True)
+    train_encoded(cased, encode_docs(cased, docs, held_out_every=0)[0], epochs=1)
+    again = BoundaryModel(1 << 12)
+    again.set_state(cased.get_state())
+    assert again.cased_gaps is True and numpy.array_equal(again.probs(doc), cased.probs(doc))
+    with pytest.raises(ValueError, match="cased_gaps must be a bool"):
+        again.set_state({**cased.get_state(), "cased_gaps": "yes"})
