@@ -18,7 +18,8 @@ cdef enum:
     N_BASE_TEMPLATES = 34
     N_LINE_TEMPLATES = 4
     N_CASED_TEMPLATES = 4
-    N_TEMPLATES = N_BASE_TEMPLATES + 4  # the base and either set of four (never both)
+    N_TEMPLATES = N_BASE_TEMPLATES + N_LINE_TEMPLATES  # the base and either set (never both;
+                                                       # N_CASED_TEMPLATES == N_LINE_TEMPLATES)
     MAX_FEATS = N_TEMPLATES
 
 cdef int extract(const uint64_t* attrs, int n, int i, uint64_t* feats) noexcept nogil

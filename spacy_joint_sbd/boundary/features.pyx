@@ -11,11 +11,12 @@ and the regimes conjoined with the strongest cues (Gillick 2009's and Punkt's ev
 hidden-event LM-style word n-grams for unpunctuated speech: Stolcke & Shriberg 1996). After a
 single line break, how full the ended line is among its neighbours (`COL_LINE`) tells hard-wrapped
 prose, where lines run to a common width and a break means nothing, from turns, verse, lists and
-headings; its templates fire only there, so a model trained without them scores as before A capitalised
-word straight after a word with no mark and no line break (its code in the same column: a heading or a byline run
-into the text, `History The first inhabitants`, or a name, `writers Mark Twain`) gets templates of
-its own, the word with its case and how many words back the last sentence end is: the base
-templates read words lower-cased and shapes apart, so `The` and `Tom` look alike there.
+headings; its templates fire only there, so a model trained without them scores as before. A
+capitalised word straight after a word with no mark and no line break (its code in the same
+column: a heading or a byline run into the text, `History The first inhabitants`, or a name,
+`writers Mark Twain`) gets templates of its own in models trained with `cased_gaps`: the word with
+its case and how many words back the last sentence end is, since the base templates read words
+lower-cased and shapes apart, so `The` and `Tom` look alike there.
 
 Every position is scored independently (no decoding history), so training and prediction are
 one pass over the array. Training is averaged SGD on the logistic loss (`learn.weights`:

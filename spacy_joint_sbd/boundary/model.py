@@ -145,27 +145,24 @@ CASED_BACK_MAX = 3
 
 
 def cased_gap_codes(marks: numpy.ndarray, gap: numpy.ndarray, first_upper: numpy.ndarray) -> numpy.ndarray:
-    """(m,) uint64 cased-gap codes (`COL_LINE` where no line break precedes) over m non-space tokens (their mark classes,
-    layout gaps and whether each starts with an upper-case letter): for a capitalised word after a
-    word with no mark and no line break, the words since the last sentence-final mark (counting
-    the word before; 1: it directly follows the mark, as a one-word heading does), at most 3 (also
-    where no mark came before), plus 3 in a document with any line break: where the text kept its
-    layout, a heading has a line break of its own and such a gap is seldom a boundary; where it
-    lost it (a web page pasted flat, a database field), a heading runs into the text; 0 elsewhere."""
+    """(m,) uint64 cased-gap codes (`COL_LINE` where no line break precedes) of m non-space tokens,
+    from their mark classes, layout gaps and whether each starts with an upper-case letter. For a
+    capitalised word after a word with no mark and no line break: the words since the last
+    sentence-final mark (counting the word before; 1: it directly follows the mark, as a one-word
+    heading does), at most 3 (also where no mark came before), plus 3 in a document with any line
+    break: where the text kept its layout, a heading has a line break of its own and such a gap is
+    seldom a boundary; where it lost it (a web page pasted flat, a database field), a heading runs
+    into the text. 0 elsewhere."""
     m = len(marks)
     out = numpy.zeros((m,), dtype=numpy.uint64)
     if m < 2:
         return out
     idx = numpy.arange(m)
-    last_final = numpy.maximum.accumulate(numpy.where(marks == MARK_FINAL, idx, -1))
-    back = numpy.empty((m,), dtype=numpy.int64)  # words from the last final mark before token i to i − 1
-    back[0] = CASED_BACK_MAX
-    prev_final = last_final[:-1]
-    back[1:] = numpy.where(prev_final >= 0, idx[:-1] - prev_final, CASED_BACK_MAX)
-    hit = numpy.zeros((m,), dtype=bool)
-    hit[1:] = (marks[:-1] == MARK_WORD) & (gap[1:] == 0) & first_upper[1:].astype(bool)
+    prev_final = numpy.maximum.accumulate(numpy.where(marks == MARK_FINAL, idx, -1))[:-1]
+    back = numpy.where(prev_final >= 0, idx[:-1] - prev_final, CASED_BACK_MAX)  # for tokens 1 .. m − 1
+    hit = (marks[:-1] == MARK_WORD) & (gap[1:] == 0) & first_upper[1:].astype(bool)
     laid_out = CASED_BACK_MAX if (gap[1:] > 0).any() else 0
-    out[hit] = (numpy.clip(back[hit], 1, CASED_BACK_MAX) + laid_out).astype(numpy.uint64)
+    out[1:][hit] = (numpy.clip(back[hit], 1, CASED_BACK_MAX) + laid_out).astype(numpy.uint64)
     return out
 
 

@@ -314,9 +314,10 @@ HEADING = "The town grew. History The first inhabitants came. They met Mary Jone
 
 
 def test_cased_gap_codes_mark_a_capital_after_an_unmarked_word_by_distance_from_the_last_stop(nlp):
-    """Column 8 where no line break precedes: a capitalised word after a word with no mark and no line break, coded by the words
-    since the last sentence-final mark (1 right after it, at most 3); nothing after a mark, after a
-    line break, or before a lower-case word; nothing at all for a model without cased gaps."""
+    """Column 8 where no line break precedes: a capitalised word after a word with no mark, coded by
+    the words since the last sentence-final mark (1 right after it, at most 3; + 3 in a document
+    with line breaks); nothing after a mark, after a line break, or before a lower-case word;
+    nothing at all for a model without cased gaps."""
     doc = nlp(HEADING)
     attrs, pos = BoundaryModel(1 << 10, cased_gaps=True).encode(doc)
     codes = {doc[int(i)].text: int(a[8]) for i, a in zip(pos, attrs) if a[8] and not a[4]}
@@ -336,7 +337,7 @@ def test_cased_gap_codes_mark_a_capital_after_an_unmarked_word_by_distance_from_
 
 
 def test_cased_gap_templates_fire_only_at_coded_gaps_and_old_states_load_without_them(nlp, sample_docs):
-    """The four cased templates join a gap's features only where column 9 is set, so a model saved
+    """The four cased templates join a gap's features only where a cased code is set, so a model saved
     before them (no "cased_gaps" in its state) scores as it did; a model with them saves the flag."""
     doc = nlp(HEADING)
     attrs, pos = BoundaryModel(1 << 10, cased_gaps=True).encode(doc)

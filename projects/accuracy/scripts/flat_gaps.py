@@ -8,10 +8,10 @@ airport` or `writers Mark Twain`. This script counts, in the treebanks' raw docu
 by their SpaceAfter, a blank line at each `# newpar`: `corpus.raw_text`, what `raw-documents`
 reads), every *unmarked capitalised gap*: a whitespace gap whose word before ends in a letter or
 digit and whose word after starts with a capital. Per set it reports how many there are, how many
-start a gold sentence, and how many of those the original layout marked with a line break (and
-how many such gaps follow a line break at all); and
-how often such a gap starts a sentence by how many words back the last `.`, `!` or `?` is (a
-heading follows a sentence end closely, so this is the surface cue a flat-text model can read).
+start a gold sentence, how many of those the original layout marked with a line break (and how
+many such gaps follow a line break at all), and how often such a gap starts a sentence by how many
+words back the last `.`, `!` or `?` is (a heading follows a sentence end closely, so this is the
+surface cue a flat-text model can read).
 
 No model is run: it says what any splitter reading flat text alone is up against. A splitter that
 places every such boundary must also place the gaps of the same kind that start nothing.
