@@ -13,6 +13,12 @@ many such gaps follow a line break at all), and how often such a gap starts a se
 words back the last `.`, `!` or `?` is (a heading follows a sentence end closely, so this is the
 surface cue a flat-text model can read).
 
+The rest of the lost boundaries follow a mark that ends no sentence by itself: list items after
+`;` or `:`, a quoted proclamation after `:`, a line cut off by a dash. `mark_counts` counts every
+gap between such a mark (`MID_MARKS`, the last character of the word before) and a capitalised word: how
+many start a sentence, how many of those a line break marked, and how often such a gap with no
+line break starts one, the rate a flat-text reader faces once the layout is gone.
+
 No model is run: it says what any splitter reading flat text alone is up against. A splitter that
 places every such boundary must also place the gaps of the same kind that start nothing.
 
@@ -30,6 +36,9 @@ from spacy_joint_sbd.corpus.raw_text import raw_documents
 SETS = {"GUM train": "en_gum/train.conllu", "GUM dev": "en_gum/dev.conllu", "EWT dev": "en_ewt/dev.conllu"}
 FINAL = re.compile(r"[.!?][\"'”’)\]]*$")
 """A word that ends a sentence by its mark (closing quotes and brackets after it allowed)."""
+MID_MARKS = (";", ":", "—", "–", "-")
+"""Marks that end no sentence by themselves but may close a line that does (list items, quoted
+lines, a spoken line cut off)."""
 MAX_BACK = 8
 """Words between the last sentence-final mark and the gap, binned 1 .. MAX_BACK, then 'more' (a
 heading right after a sentence is 1 or 2 words long)."""
@@ -70,21 +79,58 @@ def gap_counts(texts: Iterable[tuple]) -> Dict:
     }
 
 
+def mark_counts(texts: Iterable[tuple]) -> Dict[str, Dict]:
+    """Per mark of MID_MARKS: gaps from a word ending in the mark to a capitalised word, the
+    sentence starts among them, how many of each follow a line break, and the start rate of the
+    gaps without one (module doc)."""
+    cells = {mark: [0, 0, 0, 0] for mark in MID_MARKS}  # gaps, starts, line gaps, line starts
+    for text, gold in texts:
+        gold = set(gold)
+        words = [(m.start(), m.group()) for m in re.finditer(r"\S+", text)]
+        for (prev_at, prev), (at, word) in zip(words, words[1:]):
+            if prev[-1] not in cells or not word[0].isupper():
+                continue
+            starts_here = at in gold
+            after_line_break = "\n" in text[prev_at + len(prev):at]
+            cell = cells[prev[-1]]
+            cell[0] += 1
+            cell[1] += starts_here
+            cell[2] += after_line_break
+            cell[3] += starts_here and after_line_break
+    report = {}
+    for mark, (gaps, starts, line_gaps, line_starts) in cells.items():
+        if not gaps:
+            continue
+        inline = gaps - line_gaps
+        report[mark] = {"gaps": gaps, "sentence_starts": starts, "gaps_after_a_line_break": line_gaps,
+                        "starts_after_a_line_break": line_starts,
+                        "start_rate_without_line_break": round(100 * (starts - line_starts) / inline, 2)
+                        if inline else 0.0,
+                        "start_rate": round(100 * starts / gaps, 2)}
+    return report
+
+
 def main(ud_dir: Path, output: Path) -> None:
     report: Dict = {"definition": "whitespace gap, word before ends in a letter or digit, word after starts "
-                                  "with a capital; rates in percent", "sets": {}}
+                                  "with a capital; rates in percent; marked_capitalised_gaps: the same "
+                                  "after a word ending in ; : or a dash", "sets": {}}
     for name, rel in SETS.items():
         path = ud_dir / rel
         if not path.exists():
             print(f"{name}: {path} not found, skipped")
             continue
-        counts = gap_counts((d.text, d.gold[1:]) for d in raw_documents(path) if d.text.strip())
+        docs = [(d.text, d.gold[1:]) for d in raw_documents(path) if d.text.strip()]
+        counts = gap_counts(docs)
+        counts["marked_capitalised_gaps"] = mark_counts(docs)
         report["sets"][name] = counts
         print(f"{name:9}  {counts['unmarked_capitalised_gaps']:6,} gaps, {counts['sentence_starts']:4} start a "
               f"sentence ({counts['start_rate']:.1f}%), {counts['starts_after_a_line_break']} of them after a line break "
               f"(of {counts['gaps_after_a_line_break']} such gaps after one)")
         print("           by words since . ! ?: " + ", ".join(
             f"{k} {v['start_rate']:.1f}% of {v['gaps']}" for k, v in counts["by_words_since_final_mark"].items()))
+        print("           after ; : and dashes: " + ", ".join(
+            f"{m} {v['sentence_starts']} of {v['gaps']} ({v['starts_after_a_line_break']} after a line break; "
+            f"{v['start_rate_without_line_break']:.0f}% without)" for m, v in counts["marked_capitalised_gaps"].items()))
     if not report["sets"]:
         raise SystemExit(f"no treebank of {list(SETS.values())} under {ud_dir} (run the root project's `data`)")
     output.parent.mkdir(parents=True, exist_ok=True)

@@ -378,6 +378,21 @@ def test_flat_gaps_counts_unmarked_capitalised_gaps_and_their_layout():
     assert flat_gaps.gap_counts([("One two", [])])["start_rate"] == 0.0
 
 
+def test_flat_gaps_counts_capitalised_gaps_after_a_colon_semicolon_or_dash():
+    """A word ending in ; : or a dash, then a capital: starts counted per mark, split by the line
+    break before them; lower-case words after the mark and other marks do not count."""
+    import flat_gaps
+
+    text = "We plan to:\n\nAsk them; Tell them; then go. She said: Go now — Really?"
+    gold = [text.index("Ask"), text.index("Tell"), text.index("Really")]
+    c = flat_gaps.mark_counts([(text, gold)])
+    assert c[":"] == {"gaps": 2, "sentence_starts": 1, "gaps_after_a_line_break": 1,
+                      "starts_after_a_line_break": 1, "start_rate_without_line_break": 0.0, "start_rate": 50.0}
+    assert c[";"]["gaps"] == 1 and c[";"]["start_rate_without_line_break"] == 100.0  # `them; then` not counted
+    assert c["—"]["sentence_starts"] == 1 and set(c) == {":", ";", "—"}
+    assert flat_gaps.mark_counts([("No marks here.", [])]) == {}
+
+
 def test_flat_gaps_script_writes_its_json(ud, tmp_path):
     out = tmp_path / "flat_gaps.json"
     subprocess.run([sys.executable, str(PROJECT / "scripts" / "flat_gaps.py"), str(ud), str(out)],
@@ -385,3 +400,5 @@ def test_flat_gaps_script_writes_its_json(ud, tmp_path):
     report = json.loads(out.read_text())
     assert set(report["sets"]) == {"GUM train", "GUM dev", "EWT dev"}
     assert all(s["sentence_starts"] <= s["unmarked_capitalised_gaps"] for s in report["sets"].values())
+    assert all(m["starts_after_a_line_break"] <= m["sentence_starts"] <= m["gaps"]
+               for s in report["sets"].values() for m in s["marked_capitalised_gaps"].values())
