@@ -8,7 +8,10 @@ sentence cannot end at it, and `"[3` or `badly).[4` become words. One suffix rul
 right after a `[` at a token's end split off, after which spaCy's own suffixes split the `[` and
 the mark (`ending`, `.`, `[`, `5`, `]`), the tokens a treebank has for `ending. [5]`.
 
-`use_citation_tokens(nlp)` applies the rule and records `spacy_joint_sbd.citation_tokens.v1` in
+The same callback makes the tokenizer a `corpus.bounded_tokenizer.BoundedTokenizer` (spaCy's, in time
+linear in a whitespace-free run's length; the same tokens), so pipelines saved before it get it too.
+
+`use_citation_tokens(nlp)` applies both and records `spacy_joint_sbd.citation_tokens.v1` in
 `[nlp.after_creation]`, so a saved pipeline gets it whenever it is built from its config
 (`spacy.load`, `spacy package`); the saved tokenizer holds the rule too.
 """
@@ -18,6 +21,8 @@ from typing import Callable
 from spacy.language import Language
 from spacy.tokenizer import Tokenizer
 from spacy.util import registry
+
+from .bounded_tokenizer import bound_tokenizer
 
 NAME = "spacy_joint_sbd.citation_tokens.v1"
 
@@ -42,9 +47,11 @@ def add_citation_suffix(tokenizer: Tokenizer) -> Tokenizer:
 
 @registry.callbacks(NAME)
 def make_citation_tokens() -> Callable[[Language], Language]:
-    """For `[nlp.after_creation]`: the pipeline's tokenizer splits citation marks (see the module)."""
+    """For `[nlp.after_creation]`: the pipeline's tokenizer splits citation marks and is bounded
+    (see the module)."""
 
     def citation_tokens(nlp: Language) -> Language:
+        bound_tokenizer(nlp)
         add_citation_suffix(nlp.tokenizer)
         return nlp
 
@@ -58,6 +65,7 @@ def use_citation_tokens(nlp: Language) -> Language:
     current = nlp.config["nlp"].get("after_creation")
     if current is not None and current.get("@callbacks") != NAME:
         raise ValueError(f"citation_tokens: [nlp.after_creation] is already {current!r}")
+    bound_tokenizer(nlp)
     add_citation_suffix(nlp.tokenizer)
     nlp.config["nlp"]["after_creation"] = {"@callbacks": NAME}
     return nlp

@@ -1,0 +1,95 @@
+"""spaCy's tokenizer in time linear in the length of a run of characters without whitespace.
+
+spaCy's `Tokenizer` strips affixes from a whitespace-free span one at a time, and each step runs
+the suffix regex (several hundred `$`-anchored alternatives) over the whole rest of the span: a
+span of n characters that splits into n tokens costs O(n²) regex work. Ordinary words are short,
+but a run of one mark is not rare in real files (a ruler of `=` or `*`, a line of quotes or
+brackets in pasted code): 10,000 `=` took 36 s in spaCy 3.8's English tokenizer, `"` 19 s, and
+time grows fourfold per doubling, so a 100 kB ruler stalls a whole document for an hour.
+
+`BoundedTokenizer` is spaCy's `Tokenizer` with two bounds, and the same tokens otherwise:
+
+- `find_suffix` runs the suffix regex over the last `SUFFIX_WINDOW` characters of a long span
+  only, and falls back to the whole span when the match found there begins within
+  `SUFFIX_MARGIN` characters of the window's start (a suffix alternative that repeats, such as a
+  run of dots, might reach further left; a lookbehind at the window's edge sees nothing before
+  it). Suffixes are a few characters long, so the window's match is the span's.
+- `__call__` cuts a whitespace-free run longer than `MAX_RUN` characters into pieces of
+  `MAX_RUN` and tokenizes them one by one (`Doc.from_docs`, the text kept character for
+  character), so the slicing and hashing each step does over the rest of a span stay bounded.
+  No word of ordinary text is that long (the longest whitespace-free run in the treebanks and
+  the running text of ../shared/data has 534 characters); a longer run is split at every
+  `MAX_RUN` characters.
+
+`bound_tokenizer(nlp)` gives `nlp` a `BoundedTokenizer` with its tokenizer's rules. The default
+pipeline's tokenizer callback (`corpus.tokenizer_rules`, `[nlp.after_creation]`) calls it, so a
+saved pipeline gets it whenever it is built from its config, the already saved ones included
+(`Tokenizer.from_disk` then loads the saved rules into it).
+"""
+import re
+from typing import List
+
+from spacy.language import Language
+from spacy.tokenizer import Tokenizer
+from spacy.tokens import Doc
+
+MAX_RUN = 1000
+"""Characters of a whitespace-free run tokenized at once; longer runs go in pieces of this size."""
+SUFFIX_WINDOW = 256
+"""Characters at a span's end that `find_suffix` searches when the span is longer."""
+SUFFIX_MARGIN = 64
+"""A window's match that begins this close to the window's start is checked on the whole span."""
+
+_LONG_RUN = re.compile(r"\S{%d,}" % (MAX_RUN + 1))
+
+
+def cut_long_runs(text: str, max_run: int = MAX_RUN) -> List[str]:
+    """`text` in pieces that join to `text`, cut only inside whitespace-free runs longer than
+    `max_run`, at every `max_run` characters of such a run. ValueError if `max_run` < 1."""
+    if max_run < 1:
+        raise ValueError(f"cut_long_runs: max_run must be at least 1, not {max_run}")
+    long_run = _LONG_RUN if max_run == MAX_RUN else re.compile(r"\S{%d,}" % (max_run + 1))
+    pieces: List[str] = []
+    start = 0
+    for match in long_run.finditer(text):
+        for cut in range(match.start() + max_run, match.end(), max_run):
+            pieces.append(text[start:cut])
+            start = cut
+    pieces.append(text[start:])
+    return pieces
+
+
+class BoundedTokenizer(Tokenizer):
+    """spaCy's `Tokenizer`, linear in the length of a whitespace-free run (module doc)."""
+
+    def __call__(self, string: str) -> Doc:
+        if not isinstance(string, str):
+            raise TypeError(f"the tokenizer reads a str, not {type(string).__name__}")
+        if _LONG_RUN.search(string) is None:
+            return Tokenizer.__call__(self, string)
+        docs = [Tokenizer.__call__(self, piece) for piece in cut_long_runs(string)]
+        return Doc.from_docs(docs, ensure_whitespace=False)
+
+    def find_suffix(self, string: str) -> int:
+        if self.suffix_search is None:
+            return 0
+        if len(string) > SUFFIX_WINDOW:
+            offset = len(string) - SUFFIX_WINDOW
+            match = self.suffix_search(string[offset:])
+            if match is None or match.start() >= SUFFIX_MARGIN:
+                return (match.end() - match.start()) if match is not None else 0
+        match = self.suffix_search(string)
+        return (match.end() - match.start()) if match is not None else 0
+
+
+def bound_tokenizer(nlp: Language) -> Language:
+    """Replace `nlp.tokenizer`, if it is spaCy's own `Tokenizer`, by a `BoundedTokenizer` with the
+    same rules and vocab; any other tokenizer (a `BoundedTokenizer` already, a user's own) is kept."""
+    old = nlp.tokenizer
+    if type(old) is not Tokenizer:
+        return nlp
+    nlp.tokenizer = BoundedTokenizer(
+        old.vocab, rules=old.rules, prefix_search=old.prefix_search, suffix_search=old.suffix_search,
+        infix_finditer=old.infix_finditer, token_match=old.token_match, url_match=old.url_match,
+        faster_heuristics=old.faster_heuristics)
+    return nlp
