@@ -40,18 +40,15 @@ SUFFIX_WINDOW = 256
 SUFFIX_MARGIN = 64
 """A window's match that begins this close to the window's start is checked on the whole span."""
 
-_LONG_RUN = re.compile(r"\S{%d,}" % (MAX_RUN + 1))
-
 
 def cut_long_runs(text: str, max_run: int = MAX_RUN) -> List[str]:
     """`text` in pieces that join to `text`, cut only inside whitespace-free runs longer than
     `max_run`, at every `max_run` characters of such a run. ValueError if `max_run` < 1."""
     if max_run < 1:
         raise ValueError(f"cut_long_runs: max_run must be at least 1, not {max_run}")
-    long_run = _LONG_RUN if max_run == MAX_RUN else re.compile(r"\S{%d,}" % (max_run + 1))
     pieces: List[str] = []
     start = 0
-    for match in long_run.finditer(text):
+    for match in re.finditer(r"\S{%d,}" % (max_run + 1), text):
         for cut in range(match.start() + max_run, match.end(), max_run):
             pieces.append(text[start:cut])
             start = cut
@@ -65,21 +62,20 @@ class BoundedTokenizer(Tokenizer):
     def __call__(self, string: str) -> Doc:
         if not isinstance(string, str):
             raise TypeError(f"the tokenizer reads a str, not {type(string).__name__}")
-        if _LONG_RUN.search(string) is None:
+        pieces = cut_long_runs(string)
+        if len(pieces) == 1:
             return Tokenizer.__call__(self, string)
-        docs = [Tokenizer.__call__(self, piece) for piece in cut_long_runs(string)]
-        return Doc.from_docs(docs, ensure_whitespace=False)
+        return Doc.from_docs([Tokenizer.__call__(self, piece) for piece in pieces], ensure_whitespace=False)
 
     def find_suffix(self, string: str) -> int:
-        if self.suffix_search is None:
+        if self.suffix_search is None or len(string) <= SUFFIX_WINDOW:
+            return Tokenizer.find_suffix(self, string)
+        match = self.suffix_search(string[-SUFFIX_WINDOW:])
+        if match is None:
             return 0
-        if len(string) > SUFFIX_WINDOW:
-            offset = len(string) - SUFFIX_WINDOW
-            match = self.suffix_search(string[offset:])
-            if match is None or match.start() >= SUFFIX_MARGIN:
-                return (match.end() - match.start()) if match is not None else 0
-        match = self.suffix_search(string)
-        return (match.end() - match.start()) if match is not None else 0
+        if match.start() < SUFFIX_MARGIN:  # it may reach further left: ask the whole span
+            return Tokenizer.find_suffix(self, string)
+        return match.end() - match.start()
 
 
 def bound_tokenizer(nlp: Language) -> Language:

@@ -65,7 +65,6 @@ def use_citation_tokens(nlp: Language) -> Language:
     current = nlp.config["nlp"].get("after_creation")
     if current is not None and current.get("@callbacks") != NAME:
         raise ValueError(f"citation_tokens: [nlp.after_creation] is already {current!r}")
-    bound_tokenizer(nlp)
-    add_citation_suffix(nlp.tokenizer)
+    make_citation_tokens()(nlp)
     nlp.config["nlp"]["after_creation"] = {"@callbacks": NAME}
     return nlp

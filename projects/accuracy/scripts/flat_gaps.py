@@ -27,7 +27,7 @@ places every such boundary must also place the gaps of the same kind that start 
 import json
 import re
 from pathlib import Path
-from typing import Dict, Iterable, List
+from typing import Dict, Iterable, Iterator, List, Tuple
 
 import typer
 
@@ -44,28 +44,35 @@ MAX_BACK = 8
 heading right after a sentence is 1 or 2 words long)."""
 
 
-def gap_counts(texts: Iterable[tuple]) -> Dict:
-    """Counts over (text, gold start offsets) pairs (module doc)."""
-    gaps = starts = line_gaps = line_marked = 0
-    by_back: Dict[str, List[int]] = {}
+def gaps_to_capitals(texts: Iterable[tuple]) -> Iterator[Tuple[str, int, bool, bool]]:
+    """Every whitespace gap before a capitalised word in (text, gold start offsets) pairs: the
+    word before, the words since the last sentence-final mark (0 when the word before carries
+    one), whether the gap starts a gold sentence, and whether a line break lies in it."""
     for text, gold in texts:
         gold = set(gold)
         words = [(m.start(), m.group()) for m in re.finditer(r"\S+", text)]
         back = MAX_BACK + 1
         for (prev_at, prev), (at, word) in zip(words, words[1:]):
             back = 0 if FINAL.search(prev) else back + 1
-            if not (prev[-1].isalnum() and word[0].isupper()):
-                continue
-            starts_here = at in gold
-            after_line_break = "\n" in text[prev_at + len(prev):at]
-            gaps += 1
-            starts += starts_here
-            line_gaps += after_line_break
-            line_marked += starts_here and after_line_break
-            key = str(back) if back <= MAX_BACK else "more"
-            cell = by_back.setdefault(key, [0, 0])
-            cell[0] += 1
-            cell[1] += starts_here
+            if word[0].isupper():
+                yield prev, back, at in gold, "\n" in text[prev_at + len(prev):at]
+
+
+def gap_counts(texts: Iterable[tuple]) -> Dict:
+    """Counts over (text, gold start offsets) pairs (module doc)."""
+    gaps = starts = line_gaps = line_marked = 0
+    by_back: Dict[str, List[int]] = {}
+    for prev, back, starts_here, after_line_break in gaps_to_capitals(texts):
+        if not prev[-1].isalnum():
+            continue
+        gaps += 1
+        starts += starts_here
+        line_gaps += after_line_break
+        line_marked += starts_here and after_line_break
+        key = str(back) if back <= MAX_BACK else "more"
+        cell = by_back.setdefault(key, [0, 0])
+        cell[0] += 1
+        cell[1] += starts_here
     order = [str(k) for k in range(1, MAX_BACK + 1)] + ["more"]
     return {
         "unmarked_capitalised_gaps": gaps,
@@ -84,19 +91,14 @@ def mark_counts(texts: Iterable[tuple]) -> Dict[str, Dict]:
     sentence starts among them, how many of each follow a line break, and the start rate of the
     gaps without one (module doc)."""
     cells = {mark: [0, 0, 0, 0] for mark in MID_MARKS}  # gaps, starts, line gaps, line starts
-    for text, gold in texts:
-        gold = set(gold)
-        words = [(m.start(), m.group()) for m in re.finditer(r"\S+", text)]
-        for (prev_at, prev), (at, word) in zip(words, words[1:]):
-            if prev[-1] not in cells or not word[0].isupper():
-                continue
-            starts_here = at in gold
-            after_line_break = "\n" in text[prev_at + len(prev):at]
-            cell = cells[prev[-1]]
-            cell[0] += 1
-            cell[1] += starts_here
-            cell[2] += after_line_break
-            cell[3] += starts_here and after_line_break
+    for prev, _, starts_here, after_line_break in gaps_to_capitals(texts):
+        cell = cells.get(prev[-1])
+        if cell is None:
+            continue
+        cell[0] += 1
+        cell[1] += starts_here
+        cell[2] += after_line_break
+        cell[3] += starts_here and after_line_break
     report = {}
     for mark, (gaps, starts, line_gaps, line_starts) in cells.items():
         if not gaps:
