@@ -19,7 +19,13 @@ time grows fourfold per doubling, so a 100 kB ruler stalls a whole document for 
   character), so the slicing and hashing each step does over the rest of a span stay bounded.
   No word of ordinary text is that long (the longest whitespace-free run in the treebanks and
   the running text of ../shared/data has 534 characters); a longer run is split at every
-  `MAX_RUN` characters.
+  `MAX_RUN` characters, and the first token of each later piece gets `is_sent_start = False`:
+  a cut is where the bound fell, not a boundary (a 100 kB ruler stays one sentence; the joint
+  parser honours a forbidden start).
+
+A text with a lone surrogate (a `str` made with `errors="surrogateescape"`, or cut inside a
+surrogate pair) cannot be hashed as UTF-8: spaCy's tokenizer stops with a `UnicodeEncodeError`
+that gives the position in the span it was reading; ours gives the position in the text.
 
 `bound_tokenizer(nlp)` gives `nlp` a `BoundedTokenizer` with its tokenizer's rules. The default
 pipeline's tokenizer callback (`corpus.tokenizer_rules`, `[nlp.after_creation]`) calls it, so a
@@ -28,6 +34,8 @@ saved pipeline gets it whenever it is built from its config, the already saved o
 """
 import re
 from typing import List
+
+import numpy
 
 from spacy.language import Language
 from spacy.tokenizer import Tokenizer
@@ -39,6 +47,7 @@ SUFFIX_WINDOW = 256
 """Characters at a span's end that `find_suffix` searches when the span is longer."""
 SUFFIX_MARGIN = 64
 """A window's match that begins this close to the window's start is checked on the whole span."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def cut_long_runs(text: str, max_run: int = MAX_RUN) -> List[str]:
@@ -62,10 +71,22 @@ class BoundedTokenizer(Tokenizer):
     def __call__(self, string: str) -> Doc:
         if not isinstance(string, str):
             raise TypeError(f"the tokenizer reads a str, not {type(string).__name__}")
-        pieces = cut_long_runs(string)
-        if len(pieces) == 1:
-            return Tokenizer.__call__(self, string)
-        return Doc.from_docs([Tokenizer.__call__(self, piece) for piece in pieces], ensure_whitespace=False)
+        try:
+            pieces = cut_long_runs(string)
+            if len(pieces) == 1:
+                return Tokenizer.__call__(self, string)
+            docs = [Tokenizer.__call__(self, piece) for piece in pieces]
+        except UnicodeEncodeError:
+            found = _SURROGATE.search(string)
+            if found is None:
+                raise
+            i = found.start()
+            raise UnicodeEncodeError("utf-8", string, i, i + 1, f"a lone surrogate (U+{ord(string[i]):04X}) at "
+                                     f"character {i} of the text is not Unicode text") from None
+        doc = Doc.from_docs(docs, ensure_whitespace=False)
+        for i in numpy.cumsum([len(d) for d in docs[:-1]]).tolist():  # each later piece's first token
+            doc[i].is_sent_start = False
+        return doc
 
     def find_suffix(self, string: str) -> int:
         if self.suffix_search is None or len(string) <= SUFFIX_WINDOW:

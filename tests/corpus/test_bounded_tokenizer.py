@@ -125,3 +125,36 @@ def test_another_tokenizer_is_left_alone():
 def test_a_non_string_is_a_type_error(pair, bad):
     with pytest.raises(TypeError, match="str"):
         pair[1](bad)
+
+
+def test_a_cut_is_no_sentence_start(pair):
+    """The first token of each later piece of a cut run is `is_sent_start = False`, every other
+    token is left to the pipeline (None); runs at or below the cut get no mark at all."""
+    _, bounded = pair
+    text = "Start. " + "x" * 2500 + " and " + "=" * 1500 + " End."
+    doc = bounded(text)
+    cuts = {len("Start. ") + 1000, len("Start. ") + 2000, len("Start. ") + 2500 + len(" and ") + 1000}
+    assert {t.idx for t in doc if t.is_sent_start is False} == cuts
+    assert all(t.is_sent_start is None for t in doc[1:] if t.idx not in cuts)
+    assert all(t.is_sent_start is None for t in bounded("Start. " + "x" * 1000 + " " + "=" * 900)[1:])
+
+
+def test_a_cut_run_stays_one_sentence_through_the_parser(trained_model_dir):
+    """With a bias that splits everywhere the parser may, no sentence starts at a cut (probability 0)."""
+    nlp = use_citation_tokens(spacy.load(trained_model_dir, config={"components": {"joint_sbd_parser": {"sb_bias": 8.0}}}))
+    text = "It was late . " + "x" * 3500 + " The next day came ."
+    doc = nlp(text)
+    cut_idx = {len("It was late . ") + k for k in (1000, 2000, 3000)}
+    cut = [t for t in doc if t.idx in cut_idx]
+    assert len(cut) == 3
+    assert all(t.is_sent_start is False and t._.sent_start_prob == 0.0 for t in cut)
+    assert sum(1 for t in doc if t.is_sent_start) > 2   # the bias does split where it may
+
+
+@pytest.mark.parametrize("text, at", [("Bad \ud800 x", 4), ("ok " * 400 + "\udc80", 1200),
+                                      ("x" * 1500 + "\udfff", 1500), ("\ud83d", 0)])
+def test_a_lone_surrogate_names_its_place_in_the_text(pair, text, at):
+    with pytest.raises(UnicodeEncodeError, match=f"lone surrogate .* at character {at} of the text") as err:
+        pair[1](text)
+    assert err.value.start == at
+    assert [t.text for t in pair[1]("a \U0001F600 b")] == ["a", "\U0001F600", "b"]   # a real pair is fine
