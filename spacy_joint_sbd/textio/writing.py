@@ -1,6 +1,11 @@
-"""The output formats of `segment`: `lines` (one sentence per line, inner line breaks shown as
+r"""The output formats of `segment`: `lines` (one sentence per line, inner line breaks shown as
 spaces, a blank line between sources), `jsonl` (one `Sentence.to_dict()` per line) and `conllu`
-(one `# newdoc` per source, whitespace-only tokens left out)."""
+(one `# newdoc` per source, whitespace-only tokens left out).
+
+One record a line holds for every reader: `str.splitlines` (and many editors) also break lines at
+`\v`, `\f` (pdftotext's page break), `\x1c`-`\x1e`, NEL (U+0085), U+2028 and U+2029, so `lines`
+shows each of them as a space too, and `jsonl` writes them as `\u` escapes (JSON allows them raw,
+`json.dumps(ensure_ascii=False)` leaves them so)."""
 import json
 import re
 from typing import Iterator, List, TextIO
@@ -11,6 +16,10 @@ from ..segment import Sentence
 from .reading import STDIN
 
 FORMATS = ("lines", "jsonl", "conllu")
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+"""Every character `str.splitlines` breaks a line at."""
+_INNER_BREAK = re.compile(r"\s*[%s]\s*" % re.escape(LINE_BREAKS))
+_JSON_ESCAPES = str.maketrans({c: f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"})
 STDIN_ID = "stdin"
 """The document id of stdin in CoNLL-U (`# newdoc id = stdin`, `# sent_id = stdin-0001`)."""
 
@@ -36,9 +45,9 @@ class Writer:
             for s in sentences:
                 n += 1
                 if self.fmt == "jsonl":
-                    self.out.write(json.dumps(s.to_dict(), ensure_ascii=False) + "\n")
+                    self.out.write(json.dumps(s.to_dict(), ensure_ascii=False).translate(_JSON_ESCAPES) + "\n")
                 else:
-                    self.out.write(re.sub(r"\s*[\r\n]\s*", " ", s.text) + "\n")
+                    self.out.write(_INNER_BREAK.sub(" ", s.text) + "\n")
         self.n_sources += 1
         return n
 

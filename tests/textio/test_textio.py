@@ -111,3 +111,25 @@ def test_conllu_record_drops_whitespace_tokens(trained_nlp):
     rec = sentences_to_record("x", sents)
     assert all(w.strip() for w in rec.words)
     assert all(h == -1 or 0 <= h < len(rec.words) for h in rec.heads)
+
+
+@pytest.mark.parametrize("brk", list("\v\f\x1c\x1d\x1e\x85\u2028\u2029") + ["\n", "\r\n", " \f\n"])
+def test_one_sentence_a_line_for_every_line_break_splitlines_knows(rules_nlp, tmp_path, brk):
+    """`lines` and `jsonl` keep one sentence per line as `str.splitlines` reads them: a page break
+    (`\\f`) or U+2028 inside a sentence used to come out raw and split its line in two."""
+    from spacy_joint_sbd.textio.writing import LINE_BREAKS
+
+    assert set(LINE_BREAKS) == {c for c in map(chr, range(0x3000)) if len(f"a{c}b".splitlines()) == 2}
+    path = tmp_path / "t.txt"
+    text = f"The first{brk}sentence ends here. The second{brk}one ends too."
+    path.write_text(text, encoding="utf-8", newline="")
+    for fmt in ("lines", "jsonl"):
+        out = io.StringIO()
+        stats = segment_files(rules_nlp, [str(path)], out, fmt=fmt, progress=False)
+        lines = out.getvalue().splitlines()
+        assert stats.sentences == 2 and len(lines) == 2, (fmt, lines)
+        if fmt == "jsonl":
+            for r in map(json.loads, lines):
+                assert text[r["start_char"]:r["end_char"]] == r["text"] and brk.strip(" ") in r["text"]
+        else:
+            assert lines[0] == "The first sentence ends here."
