@@ -22,14 +22,14 @@ from spacy.attrs import IS_SPACE, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .whitespace import BULLETS, line_starts, mark_columns, list_items
+from .whitespace import BULLETS, line_breaks, line_starts, mark_columns, list_items
 
 Mode = Literal["ignore", "line", "paragraph"]
 MODES = get_args(Mode)
 
 
 def _breaks(text: str, mode: str) -> bool:
-    newlines = text.count("\n")
+    newlines = line_breaks(text)
     return newlines >= 1 if mode == "line" else newlines >= 2
 
 

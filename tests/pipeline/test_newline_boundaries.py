@@ -18,6 +18,17 @@ def test_modes():
     assert starts("ignore") == []
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_every_newline_convention_breaks_lines_alike(newline):
+    """Old Mac files end lines with a lone `\r`: a line break, and two a blank line, as `\n`
+    (only `\n` counted, so such a file had no forced boundary in any mode)."""
+    text = newline.join(["one two", "three four", "", "five six"])
+    nlp = spacy.blank("en")
+    got = {mode: [t.text for t in NewlineBoundaries(mode)(nlp.make_doc(text)) if t.is_sent_start and t.i > 0]
+           for mode in ("line", "paragraph")}
+    assert got == {"line": ["three", "five"], "paragraph": ["five"]}
+
+
 def test_whitespace_tokens_never_start_a_sentence():
     doc = NewlineBoundaries("line")(spacy.blank("en").make_doc(TEXT))
     assert not any(t.is_sent_start for t in doc if t.is_space)
@@ -33,7 +44,8 @@ def _reference_starts(doc, mode):
     out, pending = [], False
     for token in doc:
         if token.is_space:
-            pending = pending or token.text.count("\n") >= (1 if mode == "line" else 2)
+            breaks = token.text.count("\n") + token.text.replace("\r\n", "").count("\r")
+            pending = pending or breaks >= (1 if mode == "line" else 2)
             continue
         if pending and token.i > 0:
             out.append(token.i)
@@ -46,7 +58,7 @@ def test_same_starts_as_the_token_by_token_rule_on_random_layout(mode):
     import random
 
     rng = random.Random(7)
-    pieces = ["word", "Word.", "a", "\n", "\n\n", " \n ", "\n \n", "  ", "\t", "\r\n", "\r\n\r\n", "“quote”"]
+    pieces = ["word", "Word.", "a", "\n", "\n\n", " \n ", "\n \n", "  ", "\t", "\r\n", "\r\n\r\n", "\r", "\r\r", "\n\r", "“quote”"]
     nlp = spacy.blank("en")
     for _ in range(200):
         text = "".join(rng.choice(pieces) + rng.choice(["", " "]) for _ in range(rng.randint(0, 30)))
