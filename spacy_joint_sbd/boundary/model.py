@@ -78,6 +78,13 @@ REGULAR_SHARE = 0.6
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+def line_breaks(text: str) -> int:
+    """Line breaks in `text` in every newline convention: `\n`, `\r\n` and a lone `\r` (old Mac
+    files) count one each (`_LINE_BREAK`'s matches): the layout gap reads them so, and
+    `newline_boundaries` too."""
+    return text.count("\n") + text.replace("\r\n", "").count("\r")
+
+
 def doc_text(doc: Doc, orth: numpy.ndarray) -> str:
     """`doc.text` from the tokens' ORTH ids (`orth`, one per token): the same string, without
     making a Token object per token (which `Doc.text` does)."""
@@ -231,9 +238,7 @@ class BoundaryModel:
         if space.any():  # layout: the most line breaks in the run of whitespace before each token
             gap = numpy.zeros((n + 1,), dtype=numpy.uint64)
             for k in numpy.flatnonzero(space):
-                text = doc[int(k)].text
-                nl = text.count("\n") + text.replace("\r\n", "").count("\r")
-                gap[k + 1] = max(min(2, nl), int(gap[k]))
+                gap[k + 1] = max(min(2, line_breaks(doc[int(k)].text)), int(gap[k]))
             out[:, 4] = gap[pos]
             if self.lines:
                 single = numpy.flatnonzero(out[:, 4] == 1)

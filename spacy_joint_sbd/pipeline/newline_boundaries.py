@@ -22,7 +22,8 @@ from spacy.attrs import IS_SPACE, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .whitespace import BULLETS, line_breaks, line_starts, mark_columns, list_items
+from ..boundary.model import line_breaks
+from .whitespace import BULLETS, line_starts, mark_columns, list_items
 
 Mode = Literal["ignore", "line", "paragraph"]
 MODES = get_args(Mode)

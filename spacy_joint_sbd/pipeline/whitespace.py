@@ -110,12 +110,6 @@ SPACE_LABEL = "dep"
 """The label of every whitespace token's arc (as spaCy's parser gives to attached whitespace)."""
 
 
-def line_breaks(text: str) -> int:
-    """Line breaks in `text` in every newline convention: `\n`, `\r\n` and a lone `\r` (old Mac
-    files) count one each, as the boundary prior's layout feature counts them."""
-    return text.count("\n") + text.replace("\r\n", "").count("\r")
-
-
 def mark_columns(doc: Doc) -> numpy.ndarray:
     """(len(doc), 3) ORTH, SPACY, IS_SPACE: what `closing_marks` and `citation_marks` read."""
     return doc.to_array([ORTH, SPACY, IS_SPACE]).reshape((len(doc), 3))
