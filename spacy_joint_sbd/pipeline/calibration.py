@@ -23,6 +23,7 @@ from spacy.tokens import Doc
 
 from ..boundary import DOC_PROBS
 from ..learn.logistic import newton_logistic, sigmoid
+from .final_punct import has_final_punct
 
 FEATURES = ("bias", "decision", "prior", "decision_x_prior", "beam")
 REGIMES = ("punctuated", "unpunctuated")
@@ -180,8 +181,6 @@ def reliability(probs: numpy.ndarray, labels: numpy.ndarray, bins: int = 10) -> 
 def document_rows(doc: Doc, gold_starts: Sequence[bool]) -> Tuple[numpy.ndarray, numpy.ndarray, str]:
     """(X, y, regime) of the free tokens of a Doc the joint parser has just processed with its
     calibration off (so `token._.sent_start_prob` is the beam marginal)."""
-    from .joint_sbd_parser import has_final_punct
-
     decisions = doc.to_array([SENT_START]).reshape((len(doc),)) == 1
     if len(doc):
         decisions[0] = True

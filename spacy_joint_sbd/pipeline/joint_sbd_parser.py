@@ -14,9 +14,9 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 import numpy
 import srsly
 from spacy import util
-from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, LENGTH, ORTH, SENT_START
+from spacy.attrs import IDX, IS_SPACE, LENGTH, SENT_START
 from spacy.language import Language
-from spacy.pipeline import Sentencizer, TrainablePipe
+from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Token
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
@@ -28,6 +28,7 @@ from ..transition import DEFAULT_ATTRS, Parse, TransitionParser, n_classes_for
 from . import calibration, sentence_limits
 from .context_clusters import ContextClusters, with_tensor
 from .doc_encoding import UnusableExample, gold_engine_doc, label_hashes, planned_engine_doc, set_parse
+from .final_punct import has_final_punct
 from .joint_settings import LOAD_DEFAULTS, PREDICTION_SETTINGS, Learner, SBOracle, Setting, Update, check_settings
 from .prior_scores import PRIOR_ATTR, prior_sb_scores
 from .unmarked import unmarked_sb_scores
@@ -573,38 +574,6 @@ class JointSBDParser(TrainablePipe):
     def _set_nO(self) -> None:
         if self.cfg["labels"] and (not self.model.has_dim("nO") or self.model.get_dim("nO") is None):
             self.model.set_dim("nO", n_classes_for(len(self.cfg["labels"])))
-
-
-_FINAL_PUNCT = frozenset(Sentencizer.default_punct_chars)
-
-
-def has_final_punct(doc: Doc) -> bool:
-    """Whether some token of `doc` consists only of sentence-final punctuation marks. Reads only
-    the distinct punctuation tokens (none at all: False at once, the usual answer on speech),
-    never `doc.text` or a Token object per word; each mark's answer is remembered by its ORTH."""
-    if not len(doc):
-        return False
-    arr = doc.to_array([IS_PUNCT, ORTH])
-    orths = arr[arr[:, 0] == 1, 1]
-    if not orths.size:
-        return False
-    strings = doc.vocab.strings
-    for orth in set(orths.tolist()):
-        final = _FINAL_ORTHS.get(orth)
-        if final is None:
-            final = set(strings[orth]) <= _FINAL_PUNCT
-            if len(_FINAL_ORTHS) < _FINAL_ORTHS_MAX:
-                _FINAL_ORTHS[orth] = final
-        if final:
-            return True
-    return False
-
-
-_FINAL_ORTHS: Dict[int, bool] = {}
-"""ORTH (the hash of a token's text, the same in every vocab) → whether the text is made of
-sentence-final marks only; grows with the distinct punctuation tokens seen, up to
-`_FINAL_ORTHS_MAX` (then the rest are looked up each time)."""
-_FINAL_ORTHS_MAX = 100_000
 
 
 def validate_settings(cfg: Dict, name: str = "joint_sbd_parser") -> None:
