@@ -25,7 +25,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, TextIO, Tuple
 import numpy
 from spacy.attrs import IDX, IS_SPACE, LENGTH
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 from .corpus.labels import from_spacy_dep
 
@@ -46,6 +46,11 @@ class Sentence:
     tokens: Optional[List[Dict[str, Any]]] = None
     """With a parse: per token its text, offsets, head (index within the sentence, -1 for the
     root), dependency label and tag."""
+    probs: Optional[List[Optional[float]]] = field(default=None, compare=False)
+    """With a parse: `token._.sent_start_prob` of each of `tokens` (None where the pipeline sets none)."""
+    after: Optional[str] = field(default=None, compare=False)
+    """With a parse: the text between the sentence and the next one (whitespace; to the end of the
+    text parsed for the last). Neither this nor `probs` is in `to_dict`."""
 
     def to_dict(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"source": self.source, "start_char": self.start_char, "end_char": self.end_char,
@@ -96,6 +101,7 @@ def doc_sentences(doc: Doc, source: str = "", offset: int = 0, with_parse: bool 
     firsts = numpy.searchsorted(solid, bounds[:, 0]).tolist()
     lasts = (numpy.searchsorted(solid, bounds[:, 1]) - 1).tolist()
     idx, length, solid_list = cols[:, 1].tolist(), cols[:, 2].tolist(), solid.tolist()
+    has_probs = with_parse and Token.has_extension("sent_start_prob")
     for a, b in zip(firsts, lasts):
         if a > b:  # whitespace alone
             continue
@@ -107,7 +113,11 @@ def doc_sentences(doc: Doc, source: str = "", offset: int = 0, with_parse: bool 
                        "head": (t.head.i - first if t.head.i != t.i else -1) if has_parse else None,
                        "dep": from_spacy_dep(t.dep_) if has_parse else None, "tag": t.tag_ or None}
                       for t in doc[first:last + 1]]
-        out.append(Sentence(source, offset + start, offset + end, text[start:end], tokens))
+        probs = [t._.sent_start_prob for t in doc[first:last + 1]] if has_probs else None
+        out.append(Sentence(source, offset + start, offset + end, text[start:end], tokens, probs))
+    if with_parse:  # the whitespace after each sentence, up to the next (the page shows the text whole)
+        for s, nxt in zip(out, out[1:] + [None]):
+            s.after = text[s.end_char - offset:len(text) if nxt is None else nxt.start_char - offset]
     return out
 
 

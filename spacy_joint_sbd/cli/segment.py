@@ -2,7 +2,8 @@
 
 Formats: `lines` (one sentence per line, inner line breaks shown as spaces, a blank line between
 sources), `jsonl` (one record per sentence: source, start_char, end_char, text; with `--with-parse`
-the tokens with heads and labels) and `conllu` (one `# newdoc` per source). Offsets index the
+the tokens with heads and labels), `conllu` (one `# newdoc` per source) and `html` (a page to look
+at: `textio.html`). Offsets index the
 decoded input exactly, from files and stdin alike (both read without newline translation). Texts up
 to `--window-chars` go through `nlp.pipe` in batches (`--batch-size`, `--n-process`); longer texts
 are streamed in windows (`spacy_joint_sbd.segment`). Every bad option value, unreadable input and
@@ -91,7 +92,7 @@ def segment_cli(
                                            "files, folders, globs, or - for stdin"),
     model: Optional[str] = typer.Option(None, "--model", "-m", metavar="MODEL",
                                         help=f"pipeline (default {DEFAULT_MODEL})"),
-    fmt: str = typer.Option("lines", "--format", "-f", metavar="FORMAT", help="lines | jsonl | conllu"),
+    fmt: str = typer.Option("lines", "--format", "-f", metavar="FORMAT", help="lines | jsonl | conllu | html"),
     output: str = typer.Option(STDIN, "--output", "-o", metavar="FILE", help="file to write (default - : stdout)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing output file"),
     with_parse: bool = typer.Option(False, "--with-parse",
@@ -125,6 +126,8 @@ def segment_cli(
     end_char and text, where text is the decoded input from start_char to end_char (Python string
     offsets; a CRLF line break counts as two characters, from files and stdin alike). conllu: one
     # newdoc per input (stdin: id stdin), sentence ids DOC-0001, DOC-0002 ..., whitespace left out.
+    html: one self-contained page that shades each sentence by its start probability, re-draws the
+    sentences with a threshold slider (as --threshold does) and shows each one's tree on a click.
 
     With --with-parse, each jsonl record also has tokens: text, start_char, end_char, head (the
     index of the head token within the sentence, 0-based; -1 for the root), dep (UD label), tag.

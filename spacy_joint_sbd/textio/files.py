@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from ..segment import DEFAULT_WINDOW_CHARS, SegmentStats, check_positive, segment_stream, segment_texts
 from .reading import STDIN, InputError, PrefixedStream, check_decodable, decode_error, open_text, read_small
-from .writing import FORMATS, Writer
+from .writing import FORMATS, PARSED_FORMATS, Writer
 
 
 def _warn(text: str) -> None:
@@ -43,7 +43,8 @@ def segment_files(nlp: Language, sources: Sequence[str], out: TextIO, *, fmt: st
                   progress: Optional[bool] = None) -> SegmentStats:
     """Segment `sources` (paths; '-' is stdin) into the open text stream `out`, in order.
 
-    fmt: lines | jsonl | conllu (conllu always carries the parse; `with_parse` adds it to jsonl).
+    fmt: lines | jsonl | conllu | html (conllu and html always carry the parse; `with_parse` adds it
+        to jsonl).
     warn: called with one line per input skipped (e.g. `warnings.warn`, the default). With a single
         source, an unreadable or undecodable input raises `InputError` instead.
     progress: a progress bar on stderr (None: only when stderr is a terminal).
@@ -55,7 +56,7 @@ def segment_files(nlp: Language, sources: Sequence[str], out: TextIO, *, fmt: st
         raise InputError("'-' (stdin) can be read only once")
     warn = warn or _warn
     writer = Writer(out, fmt)
-    parse = with_parse or fmt == "conllu"
+    parse = with_parse or fmt in PARSED_FORMATS
     stats = SegmentStats()
     stats.extra["skipped"] = 0
     small: List[Tuple[str, str]] = []
@@ -106,4 +107,5 @@ def segment_files(nlp: Language, sources: Sequence[str], out: TextIO, *, fmt: st
             warn(f"skipped {err}")
             stats.extra["skipped"] += 1
     flush()
+    writer.close()
     return stats

@@ -1,6 +1,7 @@
 r"""The output formats of `segment`: `lines` (one sentence per line, inner line breaks shown as
-spaces, a blank line between sources), `jsonl` (one `Sentence.to_dict()` per line) and `conllu`
-(one `# newdoc` per source, whitespace-only tokens left out).
+spaces, a blank line between sources), `jsonl` (one `Sentence.to_dict()` per line), `conllu`
+(one `# newdoc` per source, whitespace-only tokens left out) and `html` (a page to look at the
+sentences, their start probabilities and trees: `textio.html`).
 
 One record a line holds for every reader: `str.splitlines` (and many editors) also break lines at
 `\v`, `\f` (pdftotext's page break), `\x1c`-`\x1e`, NEL (U+0085), U+2028 and U+2029, so `lines`
@@ -15,7 +16,9 @@ from ..corpus.writer import write_records
 from ..segment import Sentence
 from .reading import STDIN
 
-FORMATS = ("lines", "jsonl", "conllu")
+FORMATS = ("lines", "jsonl", "conllu", "html")
+PARSED_FORMATS = ("conllu", "html")
+"""The formats that always carry the parse (`html`: the page of `textio.html`)."""
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 """Every character `str.splitlines` breaks a line at."""
 _INNER_BREAK = re.compile(r"\s*[%s]\s*" % re.escape(LINE_BREAKS))
@@ -31,11 +34,18 @@ class Writer:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
         self.out, self.fmt, self.n_sources = out, fmt, 0
+        self.page = None
+        if fmt == "html":
+            from .html import HtmlWriter
+
+            self.page = HtmlWriter(out)
 
     def write(self, source: str, sentences: Iterator[Sentence]) -> int:
         """Write the sentences of one source; returns how many."""
         n = 0
-        if self.fmt == "conllu":
+        if self.page is not None:
+            n = self.page.write(source, sentences)
+        elif self.fmt == "conllu":
             sentences = list(sentences)
             n = len(sentences)
             write_records([sentences_to_record(STDIN_ID if source == STDIN else source, sentences)], self.out)
@@ -50,6 +60,11 @@ class Writer:
                     self.out.write(_INNER_BREAK.sub(" ", s.text) + "\n")
         self.n_sources += 1
         return n
+
+    def close(self) -> None:
+        """End the output after the last source (the page's script and end tags; nothing for the others)."""
+        if self.page is not None:
+            self.page.close()
 
 
 def sentences_to_record(source: str, sentences: List[Sentence]) -> DocRecord:

@@ -77,7 +77,7 @@ def test_a_long_undecodable_file_writes_nothing_of_itself(rules_nlp, tmp_path):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"fmt": "xml"}, "fmt must be one of lines, jsonl, conllu, got 'xml'"),
+    ({"fmt": "xml"}, "fmt must be one of lines, jsonl, conllu, html, got 'xml'"),
     ({"with_parse": True}, "with_parse needs fmt jsonl or conllu"),
     ({"batch_size": 0}, "batch_size must be a positive integer, got 0"),
     ({"window_chars": True}, "window_chars must be a positive integer, got True"),
