@@ -14,6 +14,7 @@ more than `MAX_TREE_TOKENS` tokens each (a book's trees would make a page no bro
 """
 import html
 import json
+import re
 from typing import Any, Dict, Iterator, List, Optional, TextIO
 
 from ..corpus.record import ROOT
@@ -24,7 +25,12 @@ MAX_TREES = 2_000
 """Sentences per page that get their tree embedded (displaCy's SVG is a few KB per word)."""
 MAX_TREE_TOKENS = 120
 """Longer sentences get no tree: an SVG wider than a few screens is no help."""
-TREE_OPTIONS: Dict[str, Any] = {"compact": True, "distance": 110, "word_spacing": 30, "font": "inherit"}
+TREE_MIN_SCALE = 0.8
+"""A tree wider than the page is shrunk to fit, down to this share of its size, then scrolls."""
+CANDIDATE_MIN = 0.1
+"""Inside a sentence, a token whose start probability is at least this is marked: a boundary the
+pipeline (or the threshold) left out."""
+TREE_OPTIONS: Dict[str, Any] = {"compact": True, "distance": 100, "word_spacing": 30, "font": "inherit"}
 """displaCy's dependency options for the embedded trees."""
 
 _CSS = """
@@ -51,6 +57,9 @@ h2 { font-size: .95em; color: var(--muted); font-weight: 600; margin: 1.6em 0 .4
         border: 1px solid var(--line); border-radius: 4px; padding: .2em; }
 .tree p { color: var(--muted); margin: .3em .5em; font-size: .9em; }
 .data { display: none; }
+.cand { border-left: 2px dashed; padding-left: 1px; }
+.off { opacity: .55; }
+.legend .cand { border-color: var(--muted); }
 """
 
 _SCRIPT = r"""
@@ -72,6 +81,7 @@ _SCRIPT = r"""
     docs.push(d);
   }
   const hasProbs = docs.some(d => d.p.some(p => p !== null));
+  const CANDIDATE_MIN = Number(document.body.dataset.candidateMin);
   const own = document.getElementById("own"), thr = document.getElementById("thr");
   const thrVal = document.getElementById("thr-val"), summary = document.getElementById("summary");
   const esc = t => t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -87,6 +97,7 @@ _SCRIPT = r"""
   function render() {
     const P = own.checked || !hasProbs ? null : Number(thr.value);
     thrVal.textContent = Number(thr.value).toFixed(3);
+    thr.parentElement.classList.toggle("off", P === null);
     let total = 0;
     for (const d of docs) {
       const st = starts(d, P), out = [], n = d.w.length;
@@ -104,7 +115,12 @@ _SCRIPT = r"""
           const title = p === null ? "no start probability" : "start probability " + p.toFixed(3);
           out.push(`<span class="sent" data-a="${x}" data-b="${y}" style="background:${bg};border-color:${edge}"` +
                    ` title="${title} (click: tree)">`);
-          for (let i = x; i < y; i++) out.push(esc(d.w[i]) + (i + 1 < y ? esc(d.ws[i]) : ""));
+          for (let i = x; i < y; i++) {
+            const q = d.p[i], w = esc(d.w[i]);
+            out.push(i > x && q !== null && q >= CANDIDATE_MIN ?
+                     `<span class="cand" style="border-color:${shade(q)[1]}" title="start probability ${q.toFixed(3)}">${w}</span>` : w);
+            if (i + 1 < y) out.push(esc(d.ws[i]));
+          }
           out.push("</span>" + esc(d.ws[y - 1]));
         }
         for (let i = y; i < b; i++) out.push(esc(d.w[i] + d.ws[i]));
@@ -165,8 +181,31 @@ def tree_svg(sentence: Sentence) -> Optional[str]:
     words = [{"text": w, "tag": t} for w, t in zip(rec.words, rec.xpos)]
     arcs = [{"start": min(i, h), "end": max(i, h), "label": dep, "dir": "left" if h > i else "right"}
             for i, (h, dep) in enumerate(zip(rec.heads, rec.deps)) if h != ROOT]
-    return displacy.render({"words": words, "arcs": arcs}, style="dep", manual=True, jupyter=False,
-                           options=TREE_OPTIONS)
+    svg = displacy.render({"words": words, "arcs": arcs}, style="dep", manual=True, jupyter=False,
+                          options=TREE_OPTIONS)
+    return _fit(svg)
+
+
+_SVG_SIZE = re.compile(r'<svg ([^>]*?)width="([\d.]+)" height="([\d.]+)"([^>]*?)style="max-width: none; height: [\d.]+px;')
+_ARC_Y = re.compile(r'class="displacy-arc"[^>]*? d="M[\d.]+,[\d.]+ [\d.]+,([\d.]+)')
+_WORD_Y = re.compile(r'class="displacy-token"[^>]*? y="([\d.]+)"')
+
+
+def _fit(svg: str) -> str:
+    """displaCy's SVG made to scale: a viewBox cropped to the arcs and words (displaCy leaves room
+    above the highest arc and below for empty tags), its natural width at most, and down to
+    `TREE_MIN_SCALE` of it to fit the page before it scrolls."""
+    arcs = [float(y) for y in _ARC_Y.findall(svg)]
+    words = [float(y) for y in _WORD_Y.findall(svg)]
+    tagged = re.search(r'class="displacy-tag"[^>]*>[^<]', svg) is not None
+
+    def size(m: "re.Match[str]") -> str:
+        w, h = float(m.group(2)), float(m.group(3))
+        top = max(0.0, min(arcs, default=0.0) - 12)
+        bottom = min(h, max(words, default=h) + (44 if tagged else 14))
+        return (f'<svg {m.group(1)}viewBox="0 {top:g} {w:g} {bottom - top:g}"{m.group(4)}style="max-width: {w:g}px; '
+                f'width: max(100%, {w * TREE_MIN_SCALE:.0f}px); height: auto;')
+    return _SVG_SIZE.sub(size, svg, count=1)
 
 
 class HtmlWriter:
@@ -186,11 +225,12 @@ class HtmlWriter:
         self.out.write(f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>{html.escape(self.title)}</title><style>{_CSS}</style></head>
-<body><header><h1>{html.escape(self.title)}</h1><span id="summary"></span>
+<body data-candidate-min="{CANDIDATE_MIN}"><header><h1>{html.escape(self.title)}</h1><span id="summary"></span>
 <div class="controls"><label><input type="checkbox" id="own" checked> the pipeline's own sentences</label>
 <label>threshold <input type="range" id="thr" min="0.001" max="1" step="any" value="0.5"
  aria-label="start probability threshold"> <output id="thr-val"></output></label>
-<span class="legend">start probability <span>0</span><span class="bar" id="legend-bar"></span><span>1</span></span>
+<span class="legend">start probability <span>0</span><span class="bar" id="legend-bar"></span><span>1</span>
+ <span class="cand">&nbsp;</span>a start left out (p &ge; {CANDIDATE_MIN:g}); click a sentence for its tree</span>
 </div></header><main>
 """)
 

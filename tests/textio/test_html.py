@@ -121,7 +121,8 @@ def test_tree_svg_needs_a_parse():
                                     "tag": None}])
     assert tree_svg(s) is None
     s.tokens[0].update(head=-1, dep="root")
-    assert tree_svg(s).startswith("<svg")
+    svg = tree_svg(s)
+    assert svg.startswith("<svg") and 'viewBox="0 0 ' in svg and "height: auto" in svg
 
 
 def test_the_page_in_chromium_agrees_with_segment(calibrated_model_dir, inputs, tmp_path):
