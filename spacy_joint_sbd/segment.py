@@ -39,6 +39,9 @@ DEFAULT_WINDOW_TOKENS = 8_000
 
 @dataclass
 class Sentence:
+    """One sentence of a source: `text == input[start_char:end_char]` (Python string offsets into
+    the decoded input), whitespace at its edges left out."""
+
     source: str
     start_char: int
     end_char: int
@@ -62,6 +65,9 @@ class Sentence:
 
 @dataclass
 class SegmentStats:
+    """What a run did: sentences written, characters consumed, windows parsed, forced cuts, and
+    counts a caller adds (`extra`, e.g. `skipped` inputs)."""
+
     sentences: int = 0
     characters: int = 0
     windows: int = 0

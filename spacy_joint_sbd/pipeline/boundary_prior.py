@@ -76,6 +76,7 @@ def make_boundary_prior(nlp: Language, name: str, model: Model, window: int, lea
 
 @util.registry.scorers("spacy_joint_sbd.boundary_prior_scorer.v1")
 def make_prior_scorer() -> Callable:
+    """`score_prior`: the prior's boundary P/R/F1 at its threshold (`prior_p`, `prior_r`, `prior_f`)."""
     return score_prior
 
 

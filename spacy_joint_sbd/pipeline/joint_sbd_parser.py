@@ -166,6 +166,9 @@ def make_joint_scorer() -> Callable[..., Dict]:
 
 
 class JointSBDParser(TrainablePipe):
+    """Sentence boundaries and dependency trees of a whole document in one transition-based search
+    (the SB move beside the arc-eager moves, a beam); `token._.sent_start_prob` in document mode."""
+
     beam_width = Setting[int]()
     sb_bias = Setting[float]()
     sb_bias_unpunctuated = Setting[Optional[float]]()

@@ -35,6 +35,9 @@ def _breaks(text: str, mode: str) -> bool:
 
 
 class NewlineBoundaries:
+    """Presets sentence starts after line or paragraph breaks and at list items (module doc);
+    `mode` and `list_items` may be changed between calls."""
+
     def __init__(self, mode: Mode = "line", list_items: bool = True) -> None:
         if mode not in MODES:
             raise ValueError(f"newline_boundaries: mode must be one of {', '.join(MODES)}, got {mode!r}")

@@ -17,6 +17,7 @@ from ..segment import Sentence
 from .reading import STDIN
 
 FORMATS = ("lines", "jsonl", "conllu", "html")
+"""The output formats `Writer` (and `segment --format`) take."""
 PARSED_FORMATS = ("conllu", "html")
 """The formats that always carry the parse (`html`: the page of `textio.html`)."""
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
