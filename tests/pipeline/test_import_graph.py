@@ -13,15 +13,15 @@ PARSER = "spacy_joint_sbd.pipeline.joint_sbd_parser"
 CALIBRATION = "spacy_joint_sbd.pipeline.calibration"
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts
+def module_name(path: Path, package_dir: Path) -> str:
+    parts = path.relative_to(package_dir.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_graph() -> Dict[str, Set[str]]:
+def import_graph(package_dir: Path = PACKAGE_DIR) -> Dict[str, Set[str]]:
     """Module → the package's modules it imports anywhere in its code (function-local imports
     included), from every .py file's syntax tree."""
-    files = {module_name(p): p for p in PACKAGE_DIR.rglob("*.py")}
+    files = {module_name(p, package_dir): p for p in package_dir.rglob("*.py")}
     graph: Dict[str, Set[str]] = {}
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -53,10 +53,19 @@ def reachable(graph: Dict[str, Set[str]], start: str) -> Set[str]:
     return seen
 
 
-def test_the_graph_sees_function_local_imports():
-    graph = import_graph()
-    # segment's CLI imports the joint parser only inside its command function
-    assert PARSER in graph["spacy_joint_sbd.cli.segment"]
+def test_the_graph_sees_every_kind_of_import(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    for name in ("__init__.py", "a.py", "b.py", "c.py", "sub/__init__.py", "sub/d.py"):
+        (pkg / name).write_text("")
+    (pkg / "a.py").write_text("def f():\n    from .b import g\n")  # function-local, relative
+    (pkg / "b.py").write_text("from . import c\nimport pkg.sub.d\n")
+    (pkg / "sub" / "d.py").write_text("from ..a import f\n")
+    graph = import_graph(pkg)
+    assert graph["pkg.a"] == {"pkg.b"}
+    assert graph["pkg.b"] == {"pkg", "pkg.c", "pkg.sub.d"}
+    assert graph["pkg.sub.d"] == {"pkg.a"}
+    assert "pkg.sub.d" in reachable(graph, "pkg.a") and "pkg.a" in reachable(graph, "pkg.a")
 
 
 def test_calibration_never_reaches_the_parser():
