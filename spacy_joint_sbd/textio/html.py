@@ -10,7 +10,10 @@ pipeline's sentences it covers.
 
 The page is written as the sentences arrive (one small data block per sentence), so writing it
 takes the memory of one sentence; trees are embedded for the first `MAX_TREES` sentences of no
-more than `MAX_TREE_TOKENS` tokens each (a book's trees would make a page no browser opens).
+more than `MAX_TREE_TOKENS` tokens each (a book's trees would make a page no browser opens). The
+page is for looking: it holds about 20 bytes per token beside the text (300 KB of prose make a
+7.5 MB page that Chromium opens in a second and re-draws in half of one); segment larger inputs
+to `jsonl`, or look at a part of them.
 """
 import html
 import json
@@ -21,7 +24,7 @@ from ..corpus.record import ROOT
 from ..segment import Sentence
 from .writing import sentences_to_record
 
-MAX_TREES = 2_000
+MAX_TREES = 500
 """Sentences per page that get their tree embedded (displaCy's SVG is a few KB per word)."""
 MAX_TREE_TOKENS = 120
 """Longer sentences get no tree: an SVG wider than a few screens is no help."""
