@@ -89,6 +89,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         fields = urllib.parse.parse_qs(self.rfile.read(int(length)).decode("utf-8", "replace"))
         text: Optional[str] = (fields.get("text") or [None])[0]
+        if text is not None:  # a browser sends a textarea's line breaks as CRLF, whatever was pasted
+            text = text.replace("\r\n", "\n")
         if not text or not text.strip():
             self._send(400, self._form("The text was empty."))
             return

@@ -63,3 +63,21 @@ def test_a_bad_port_is_one_error_line():
     proc = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", "serve", "x", "--port", "70000"],
                           capture_output=True, text=True)
     assert proc.returncode == 1 and proc.stderr.strip() == "error: --port must be between 0 and 65535, got 70000"
+
+
+def test_the_form_in_chromium(server, trained_nlp):
+    """Paste, submit, and the served page runs under its Content-Security-Policy without a
+    console error, with the sentences segment finds."""
+    from browser import chromium
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with chromium() as drv:
+        drv.get(server.url)
+        drv.find_element("css selector", "textarea").send_keys(TEXT)
+        drv.find_element("css selector", "button[type=submit]").click()
+        WebDriverWait(drv, 60).until(lambda d: d.execute_script("return document.getElementById('summary') !== null"
+                                                                " && document.body.dataset.ready === '1'"),
+                                     message=str(drv.get_log("browser")))
+        shown = drv.execute_script("return document.querySelectorAll('.sent').length")
+        assert shown == len(segment_text(trained_nlp, TEXT))
+        assert not [e for e in drv.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
