@@ -22,6 +22,7 @@ from typing import Any, Dict, Iterator, List, Optional, TextIO
 
 from ..corpus.record import ROOT
 from ..segment import Sentence
+from .reading import STDIN
 from .writing import sentences_to_record
 
 MAX_TREES = 500
@@ -241,7 +242,8 @@ class HtmlWriter:
         """Write the sentences of one source; returns how many."""
         self._start()
         d = self.n_sources
-        self.out.write(f'<h2>{html.escape(source)}</h2>\n<div class="text" id="text-{d}"></div>\n'
+        label = "standard input" if source == STDIN else source
+        self.out.write(f'<h2>{html.escape(label)}</h2>\n<div class="text" id="text-{d}"></div>\n'
                        f'<div class="data" data-doc="{d}" data-text="text-{d}">\n')
         n = 0
         for s in sentences:
