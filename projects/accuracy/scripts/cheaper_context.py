@@ -12,7 +12,7 @@ choice; `evaluate-default`'s five sets) with one lever changed:
   d1     … to its first layer
   combo  ctx4 and d2 together
   b2, b4, b8 the joint parser trained and run at beam 2 / 4 / 8 (not context: the parser's own
-         cost, which none of the others touches; the recipe's beam was 8 until stop 43, 4 since)
+         cost, which none of the others touches; the recipe's beam is 4)
   e7, e8 the joint parser trained for 7 / 8 epochs (the recipe's 5 are a share of the full 12 that
          fits the main job's 20 minutes; beam 4 freed about 2 minutes of it)
   base   the default recipe itself (another seed: `base-s1`; seed 0 is the main job's pipeline)
