@@ -1,4 +1,4 @@
-"""One Viterbi-EM iteration of the DMV (issue 16: under `loose` within 1.5x unconstrained).
+"""One Viterbi-EM iteration of the DMV (under `loose` within 1.5x unconstrained).
 
     python bench/dmv.py [--train PATH] [--max-len 45] [--repeats 3] [--output results/bench/dmv.json]
 

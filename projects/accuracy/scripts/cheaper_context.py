@@ -1,4 +1,4 @@
-"""Cheaper sources of context for the default pipeline (issue 32: "going past that needs a cheaper
+"""Cheaper sources of context for the default pipeline ("going past that needs a cheaper
 source of context … measure what accuracy each option keeps").
 
     python scripts/cheaper_context.py --root ../.. [--variants combo,d2,base-s1] [--seeds 0] [--reps 5]
@@ -194,7 +194,7 @@ def main() -> None:
         for name, seed in pairs:
             train(root, name, seed, work)
     models = {"default": default / "model-prior", **{k: v / "model-prior" for k, v in runs.items()}}
-    results = {"issue": 32, "what": "the default recipe with a cheaper source of context: five sets (gold tokens) "
+    results = {"what": "the default recipe with a cheaper source of context: five sets (gold tokens) "
                                     "and each component's CPU s (minimum over the rounds)",
                "recipe": recipe(root), "reps": args.reps, "variants": {n: VARIANTS[n] for n in names}, "runs": {}}
     reports = {"default": default / "report" / "metrics", **{k: v / "report" / "metrics" for k, v in runs.items()}}
