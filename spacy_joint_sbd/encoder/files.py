@@ -9,6 +9,7 @@ The `encoder` project writes one; `encoder_boundaries` reads one at `initialize`
 files with the pipeline. A file whose digest differs from the card's is an error naming it.
 """
 import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Union
@@ -48,7 +49,7 @@ class EncoderFiles:
         (path / GRAPH).write_bytes(self.graph)
         (path / TOKENIZER).write_bytes(tok)
         card = dict(self.card, sha256={GRAPH: sha256(self.graph), TOKENIZER: sha256(tok)})
-        srsly.write_json(path / CARD, card)
+        (path / CARD).write_text(json.dumps(card, indent=2), encoding="utf8")  # full float precision
 
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "EncoderFiles":

@@ -73,7 +73,7 @@ def torch_check(snapshot: Path, graph: bytes, windows: int = 8) -> float:
 
     model = BertForTokenClassification.from_pretrained(str(snapshot), num_labels=1).eval()
     rng = numpy.random.default_rng(0)
-    x = rng.integers(1000, model.config.vocab_size, (windows, 64)).astype(numpy.int64)
+    x = rng.integers(min(1000, model.config.vocab_size // 2), model.config.vocab_size, (windows, 64)).astype(numpy.int64)
     m = numpy.ones_like(x)
     m[1, 40:] = 0
     with torch.no_grad():
@@ -91,6 +91,8 @@ def main() -> None:
     ap.add_argument("--dev", type=Path, required=True, help="the running text's root (its dev folders)")
     ap.add_argument("--include", default="ami/dev,sgd/dev")
     ap.add_argument("--dev-words", type=int, default=60000)
+    ap.add_argument("--base-name", default="all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0)",
+                    help="the pretrained encoder, as the card names it")
     ap.add_argument("--float", action="store_true", help="keep the float32 graph beside the int8 one")
     args = ap.parse_args()
     shape = BertShape.from_file(args.snapshot / "config.json")
@@ -110,7 +112,7 @@ def main() -> None:
     a, b = platt_fit(numpy.concatenate([lg[1:] for lg in lg8]).astype(numpy.float64),
                      numpy.concatenate([g[1:] for g in gold]).astype(numpy.float64))
     train = json.loads((args.snapshot / "train.json").read_text()) if (args.snapshot / "train.json").exists() else {}
-    card = {"base": "all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0)", "shape": shape.to_dict(),
+    card = {"base": args.base_name, "shape": shape.to_dict(),
             "calibration": {"scale": a, "shift": b}, "max_words": train.get("windows_meta", {}).get("window_words", 96),
             "train": {k: v for k, v in train.items() if k != "log"},
             "torch_onnx_max_diff": None if diff != diff else diff,
