@@ -23,10 +23,10 @@ from .windows import central_windows, plan_windows
 class BoundaryEncoder:
     """Scores words with an ONNX token classifier. `model` is the graph's bytes; `tokenizer_json`
     the tokenizer's `tokenizer.json` text; `threads` onnxruntime's intra-op threads (0: its own
-    choice)."""
+    choice); `stride` the share of a window between two window starts (`windows.plan_windows`)."""
 
     def __init__(self, model: bytes, tokenizer_json: str, *, max_words: int = 96, max_pieces: int = 256,
-                 max_word_pieces: int = 8, batch_size: int = 1, threads: int = 0) -> None:
+                 max_word_pieces: int = 8, batch_size: int = 1, threads: int = 0, stride: float = 0.5) -> None:
         import onnxruntime
 
         for name, value, low in (("max_words", max_words, 1), ("max_pieces", max_pieces, 3),
@@ -34,6 +34,8 @@ class BoundaryEncoder:
                                  ("threads", threads, 0)):
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        if not isinstance(stride, (int, float)) or isinstance(stride, bool) or not 0 < stride <= 1:
+            raise ValueError(f"stride must be a number in (0, 1], got {stride!r}")
         if max_word_pieces > max_pieces - 2:
             raise ValueError(f"max_word_pieces ({max_word_pieces}) must leave room for [CLS] and [SEP] "
                              f"in max_pieces ({max_pieces})")
@@ -50,7 +52,7 @@ class BoundaryEncoder:
         if sorted(names) != sorted(INPUTS) or [o.name for o in self.session.get_outputs()] != [OUTPUT]:
             raise ValueError(f"the ONNX graph takes {names} and gives "
                              f"{[o.name for o in self.session.get_outputs()]}, not {list(INPUTS)} → [{OUTPUT!r}]")
-        self.max_words, self.max_pieces, self.batch_size = max_words, max_pieces, batch_size
+        self.max_words, self.max_pieces, self.batch_size, self.stride = max_words, max_pieces, batch_size, float(stride)
 
     def word_logits(self, words: Sequence[str]) -> numpy.ndarray:
         """(len(words),) float32: each word's logit of starting a sentence."""
@@ -63,7 +65,7 @@ class BoundaryEncoder:
         plans = []
         for t, words in enumerate(texts):
             ids, offsets = self.pieces.encode(words)
-            spans = plan_windows(numpy.diff(offsets), self.max_words, self.max_pieces - 2)
+            spans = plan_windows(numpy.diff(offsets), self.max_words, self.max_pieces - 2, self.stride)
             plans.append((ids, offsets, spans, central_windows(spans, len(words))))
         work = [(t, k) for t, plan in enumerate(plans) for k in range(len(plan[2]))]
         outs = [numpy.zeros(len(words), dtype=numpy.float32) for words in texts]

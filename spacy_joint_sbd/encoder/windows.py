@@ -1,8 +1,8 @@
 """Overlapping windows over a document's words, and each word's most central window.
 
 An encoder reads at most a few hundred WordPieces at once, a document may hold millions. The words
-are cut into windows of at most `max_words` words and `max_pieces` pieces, each starting half a
-window after the one before, so every word lies in one or two windows; a word's score is taken
+are cut into windows of at most `max_words` words and `max_pieces` pieces, each starting `stride`
+of a window after the one before (half, by default), so every word lies in one or two windows; a word's score is taken
 from the window where it has the most context on its poorer side (`central_windows`), which is how
 the encoder was trained to see words: mid-window, with text on both sides.
 """
@@ -11,12 +11,17 @@ from typing import List, Tuple
 import numpy
 
 
-def plan_windows(piece_counts: numpy.ndarray, max_words: int, max_pieces: int) -> List[Tuple[int, int]]:
+def plan_windows(piece_counts: numpy.ndarray, max_words: int, max_pieces: int,
+                 stride: float = 0.5) -> List[Tuple[int, int]]:
     """[(start, end)) word spans covering every word: each holds at most `max_words` words and
     `max_pieces` pieces (a single word longer than that gets a window of its own; the caller caps
-    a word's pieces), and the next starts half a window after its start."""
+    a word's pieces), and the next starts `stride` of a window after its start (0.5: every word
+    is read twice, with at least a quarter window of context on each side; 0.75: 1.33 times,
+    an eighth)."""
     if max_words < 1 or max_pieces < 1:
         raise ValueError(f"windows need max_words >= 1 and max_pieces >= 1, got {max_words}, {max_pieces}")
+    if not 0 < stride <= 1:
+        raise ValueError(f"stride must be in (0, 1], got {stride!r}")
     counts = numpy.asarray(piece_counts, dtype=numpy.int64)
     n = len(counts)
     if n == 0:
@@ -31,7 +36,7 @@ def plan_windows(piece_counts: numpy.ndarray, max_words: int, max_pieces: int) -
         spans.append((start, end))
         if end >= n:
             return spans
-        start += max(1, (end - start) // 2)
+        start += max(1, int((end - start) * stride))
 
 
 def central_windows(spans: List[Tuple[int, int]], n: int) -> numpy.ndarray:

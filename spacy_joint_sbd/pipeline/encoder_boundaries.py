@@ -35,9 +35,11 @@ SETTINGS = {"max_words": 1, "max_pieces": 3, "max_word_pieces": 1, "batch_size":
 
 
 def _checked(name: str, value, component: str):
-    if name == "blend":
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
-            raise ValueError(f"[{component}] blend must be a number in [0, 1], got {value!r}")
+    if name in ("blend", "stride"):
+        low_ok = (lambda v: 0 <= v) if name == "blend" else (lambda v: 0 < v)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not (low_ok(value) and value <= 1):
+            span = "[0, 1]" if name == "blend" else "(0, 1]"
+            raise ValueError(f"[{component}] {name} must be a number in {span}, got {value!r}")
         return float(value)
     low = SETTINGS[name]
     if not isinstance(value, int) or isinstance(value, bool) or value < low:
@@ -51,35 +53,37 @@ def _checked(name: str, value, component: str):
     "encoder_boundaries",
     assigns=[f"doc._.{DOC_PROBS}"],
     default_config={"max_words": 96, "max_pieces": 256, "max_word_pieces": 8, "batch_size": 1,
-                    "threads": 0, "blend": 1.0,
+                    "threads": 0, "stride": 0.5, "blend": 1.0,
                     "scorer": {"@scorers": "spacy_joint_sbd.boundary_prior_scorer.v1"}},
     default_score_weights={"prior_f": 1.0, "prior_p": 0.0, "prior_r": 0.0},
 )
 def make_encoder_boundaries(nlp: Language, name: str, max_words: int, max_pieces: int, max_word_pieces: int,
-                            batch_size: int, threads: int, blend: float,
+                            batch_size: int, threads: int, stride: float, blend: float,
                             scorer: Optional[Callable]) -> "EncoderBoundaries":
     """max_words, max_pieces: a window's size in words and WordPieces (the encoder's training
     window is 96 words). max_word_pieces: pieces read of one word. batch_size: windows per
     onnxruntime call (1: each window's scores are its own; an int8 graph scales activations per
-    call). threads: onnxruntime's intra-op threads (0: its choice). blend: weight of
+    call). threads: onnxruntime's intra-op threads (0: its choice). stride: the share of a
+    window between window starts (0.5: each word read twice, 1: once, with less context at window
+    edges). blend: weight of
     the encoder's log-odds against probabilities an earlier component wrote (1: replace them)."""
     return EncoderBoundaries(nlp.vocab, name, max_words=max_words, max_pieces=max_pieces,
                              max_word_pieces=max_word_pieces, batch_size=batch_size, threads=threads,
-                             blend=blend, scorer=scorer)
+                             stride=stride, blend=blend, scorer=scorer)
 
 
 class EncoderBoundaries:
     """Writes an encoder's boundary probabilities on each Doc; sets no sentence start."""
 
     def __init__(self, vocab, name: str = "encoder_boundaries", *, max_words: int = 96, max_pieces: int = 256,
-                 max_word_pieces: int = 8, batch_size: int = 1, threads: int = 0, blend: float = 1.0,
-                 scorer: Optional[Callable] = None) -> None:
+                 max_word_pieces: int = 8, batch_size: int = 1, threads: int = 0, stride: float = 0.5,
+                 blend: float = 1.0, scorer: Optional[Callable] = None) -> None:
         self.vocab = vocab
         self.name = name
         self.cfg: Dict[str, Union[int, float]] = {}
         for key, value in (("max_words", max_words), ("max_pieces", max_pieces),
                            ("max_word_pieces", max_word_pieces), ("batch_size", batch_size),
-                           ("threads", threads), ("blend", blend)):
+                           ("threads", threads), ("stride", stride), ("blend", blend)):
             self.cfg[key] = _checked(key, value, name)
         if max_word_pieces > max_pieces - 2:
             raise ValueError(f"[{name}] max_word_pieces ({max_word_pieces}) must leave room for [CLS] and [SEP] "
@@ -96,7 +100,8 @@ class EncoderBoundaries:
         encoder = BoundaryEncoder(files.graph, files.tokenizer, max_words=int(self.cfg["max_words"]),
                                   max_pieces=int(self.cfg["max_pieces"]),
                                   max_word_pieces=int(self.cfg["max_word_pieces"]),
-                                  batch_size=int(self.cfg["batch_size"]), threads=int(self.cfg["threads"]))
+                                  batch_size=int(self.cfg["batch_size"]), threads=int(self.cfg["threads"]),
+                                  stride=float(self.cfg["stride"]))
         self.files, self._encoder, self._cal = files, encoder, cal
 
     @property

@@ -109,7 +109,7 @@ def test_no_encoder_and_bad_settings_are_clear_errors():
     nlp.add_pipe("encoder_boundaries")
     with pytest.raises(ValueError, match="has no encoder"):
         nlp("hello there")
-    for bad in ({"max_words": 0}, {"blend": 1.5}, {"max_pieces": 1000}, {"threads": -1},
+    for bad in ({"max_words": 0}, {"blend": 1.5}, {"stride": 0}, {"stride": 1.01}, {"max_pieces": 1000}, {"threads": -1},
                 {"max_pieces": 8, "max_word_pieces": 8}, {"batch_size": True}):
         with pytest.raises(ValueError):
             spacy.blank("en").add_pipe("encoder_boundaries", config=bad)
