@@ -1,4 +1,4 @@
-"""Decode time vs sentence length, constrained vs unconstrained (issue 6: constrained decoding
+"""Decode time vs sentence length, constrained vs unconstrained (constrained decoding
 should cost at most 1.5x unconstrained).
 
     python bench/decode.py [--lengths 10,30,...] [--repeats 5] [--order 1,2]

@@ -1,4 +1,4 @@
-"""One Viterbi-EM iteration of the DMV (issue 16: under `loose` within 1.5x unconstrained).
+"""One Viterbi-EM iteration of the DMV (under `loose` within 1.5x unconstrained).
 
     python bench/dmv.py [--train PATH] [--max-len 45] [--repeats 3] [--output results/bench/dmv.json]
 
@@ -54,7 +54,7 @@ def main() -> None:
         "ratio_vs_none": {c: round(best[c] / best["none"], 3) for c in names},
         "ratio_vs_none_with_mask_building": {c: round((best[c] + mask_s[c]) / best["none"], 3) for c in names},
         "target": "loose <= 1.5x none (masks built once before EM)",
-        "machine": f"{platform.processor() or platform.machine()}, 2 cores shared with other sessions",
+        "machine": f"{platform.processor() or platform.machine()}, 2 cores shared with other jobs",
     }
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text(json.dumps(out, indent=1) + "\n", encoding="utf8")

@@ -1,4 +1,4 @@
-"""Benchmark of the transition engine (issue 3), one thread, on EWT documents.
+"""Benchmark of the transition engine, one thread, on EWT documents.
 
     python bench/engine.py [--json OUT.json] [--train-docs N] [--spacy-model PATH]
 
@@ -8,7 +8,7 @@ peak RSS; the weight table in memory and on disk; parse tokens/s for documents o
 100k tokens (concatenated EWT documents, beam 20) to show time is linear in document length; and
 spaCy's own tagger+parser (the foundation's baseline model) on the same dev documents.
 
-With `--pipeline` (issue 14's speed target) it also times, on the same EWT dev documents with gold
+With `--pipeline` (the speed target: at least as fast as spaCy's tagger + parser) it also times, on the same EWT dev documents with gold
 tokens, a whole pipeline of ours (e.g. the default `en_joint_sbd`: tok2vec + perceptron_tagger +
 joint_sbd_parser, parser at `--pipeline-beam`, 20 by default) beside spaCy's `en_core_web_sm` 3.8
 (tok2vec + tagger + parser, the peer users run; `--peer`, the bench extra installs it), component
@@ -18,7 +18,7 @@ Times are CPU seconds of this (single-threaded) process, `time.process_time()`: 
 shared, and wall-clock figures swing by ±40% with the neighbours' load. BLAS/OpenMP threads are
 pinned to one before numpy is imported.
 
-Targets (issue 3): beam 20 ≥ 5,000 tok/s, beam 1 ≥ 50,000 tok/s, DLaSO epoch ≤ 120 s,
+Targets: beam 20 ≥ 5,000 tok/s, beam 1 ≥ 50,000 tok/s, DLaSO epoch ≤ 120 s,
 model ≤ 200 MB in memory / ≤ 100 MB on disk.
 """
 import os
@@ -145,7 +145,7 @@ def pipeline_vs_peer(ours: str, peer: str, beam: int, records) -> dict:
     print(f"whole pipeline {'+'.join(mine)} (beam {beam}): {ours_tps:,.0f} tokens/s {ours_secs}")
     print(f"peer {peer} {'+'.join(theirs)}: {peer_tps:,.0f} tokens/s {peer_secs}")
     print(f"  ratio ours / peer: {ours_tps / peer_tps:.2f}  ({'MET' if ours_tps >= peer_tps else 'MISSED'} "
-          "issue 14: at least as fast as spaCy's tagger + parser)")
+          "target: at least as fast as spaCy's tagger + parser)")
     return {"pipeline": ours, "beam": beam, "tokens_per_s": round(ours_tps), "component_cpu_s": ours_secs,
             "peer": f"{peer} {peer_nlp.meta.get('version')}", "peer_tokens_per_s": round(peer_tps),
             "peer_component_cpu_s": peer_secs, "ratio": round(ours_tps / peer_tps, 2)}

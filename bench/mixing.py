@@ -1,4 +1,4 @@
-"""Parallel training by iterative parameter mixing vs single-process training (issue 18, item 2).
+"""Parallel training by iterative parameter mixing vs single-process training.
 
 Trains the transition parser on the first `--train-docs` EWT train documents for `--epochs`
 epochs (a) in one process (`train_epoch`, the reference), (b) by iterative parameter mixing over

@@ -1,4 +1,4 @@
-"""`nlp.pipe(..., n_process=N)` scaling for N = 1 and 2 (issue 32 item 2), ours beside the peer.
+"""`nlp.pipe(..., n_process=N)` scaling for N = 1 and 2, ours beside the peer.
 
 Times, each in a fresh process and by wall clock (what a user waits for; worker start-up and
 the model load of each worker included), `en_joint_sbd` and `en_core_web_sm`'s tok2vec + tagger +
@@ -88,7 +88,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                          "yes" if same else "NO"))
     msg.table(rows, header=("run", "texts", "1 process w/s", "2 processes w/s", "speed-up", "same sentences"),
               divider=True)
-    out = {"issue": 32, "item": 2, "quick": args.quick, "machine": machine(), "batch_size": BATCH,
+    out = {"quick": args.quick, "machine": machine(), "batch_size": BATCH,
            "inputs": {"long": {"source": f"{args.long.parent.name}/{args.long.name}", "texts": len(long_docs),
                                "words": sum(d["words"] for d in long_docs)},
                       "short": {"sources": taken, "texts": len(short), "words": sum(t["words"] for t in short)}},

@@ -1,4 +1,4 @@
-"""One benchmark that says it all (issue 32 item 5): the default pipeline against spaCy's peer on
+"""One benchmark that says it all: the default pipeline against spaCy's peer on
 every shape of input, as users run them.
 
     python bench/pipeline_speed.py [--quick] [--json results/bench/pipeline_speed.json]
@@ -25,7 +25,7 @@ Words are the treebank's words (the same count for every pipeline, whatever its 
 are CPU seconds of the process (`time.process_time()`, every thread included: BLAS threads that
 spin count), after a warm-up. The environment is left as users have it (no BLAS variable set).
 
-Prints words/s, ratios and peak RSS against issue 32's targets; writes JSON (no machine paths) and
+Prints words/s, ratios and peak RSS against the speed targets; writes JSON (no machine paths) and
 a PNG of words/s against text length for every pipeline. `--repeat N`: N rounds of the three timed
 runs, one after the other, each round's ratios kept, the top-level `ratios` and the targets taken
 from their medians (an odd N keeps each median a measured round) and the CLI's peak RSS the
@@ -58,7 +58,7 @@ RUNS = ("ours", "peer_core", "peer_full")
 TARGETS = {"long_vs_peer_core": 1.0, "short_vs_peer_core": 1.0, "long_vs_peer_full": 1.5,
            "short_vs_peer_full": 1.5, "short_of_long": 0.7, "segment_chars_per_s": 100_000,
            "segment_cli_peak_rss_mb": 500, "segment_large_peak_rss_mb": 500, "segment_no_boundary_peak_rss_mb": 500}
-"""Issue 32's targets: ratios of words/s (ours / peer), short / long words/s of ours, `segment`
+"""The speed targets: ratios of words/s (ours / peer), short / long words/s of ours, `segment`
 characters/s in-process on the 1 MB text, and the CLI's peak RSS (MB) on it."""
 
 
@@ -160,7 +160,7 @@ def load(run: str):
 
 
 def disk_mb(path: Path) -> float:
-    """Megabytes of the files of a pipeline's data directory (issue 32 item 4: the model on disk)."""
+    """Megabytes of the files of a pipeline's data directory (the model on disk)."""
     return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file()) / 1e6
 
 
@@ -252,7 +252,7 @@ def cli_segment(path: Path, chars: int) -> Dict[str, Any]:
 
 
 def memory_cases(text_dir: Path, large_chars: int, worst_chars: int) -> Dict[str, Dict[str, Any]]:
-    """The CLI's peak RSS beside the 1 MB run (issue 32 item 4): `large_chars` of books, and
+    """The CLI's peak RSS beside the 1 MB run: `large_chars` of books, and
     `worst_chars` of one-letter words with no boundary anywhere (`a a a …`: the most tokens per
     character, one unending sentence)."""
     out = {}
@@ -425,7 +425,7 @@ def report(out: Dict[str, Any]) -> None:
                    for i, r in enumerate(out["rounds"])]
                   + [("median", *(out["median"]["ratios"][k] for k in names), f"{out['median']['segment_chars_per_s']:,}")],
                   header=("", *names, "segment chars/s"), divider=True)
-    msg.divider(f"issue 32 targets ({out['targets_on']})")
+    msg.divider(f"speed targets ({out['targets_on']})")
     for name, t in out["targets"].items():
         sign = "≤" if name.endswith("_mb") else "≥"
         (msg.good if t["met"] else msg.fail)(f"{name}: {t['value']:,} (target {sign} {t['target']:,})")
@@ -498,7 +498,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     summary = per_round[0]["summary"]  # printed, plotted and written in full: round 1
     medians = median_figures(per_round)  # of one round: that round's own figures
     rat = medians["ratios"]
-    out = {"issue": 32, "quick": args.quick, "machine": machine(),
+    out = {"quick": args.quick, "machine": machine(),
            "inputs": {"long": {"source": f"{args.long.parent.name}/{args.long.name}", "texts": len(long_docs),
                                "words": sum(d["words"] for d in long_docs),
                                "chars": sum(len(d["text"]) for d in long_docs)},

@@ -1,4 +1,4 @@
-"""Corpus segmentation throughput on a local Dask cluster with 1 and 2 workers (issue 18).
+"""Corpus segmentation throughput on a local Dask cluster with 1 and 2 workers.
 
 Builds `--shards` JSON-lines shards of raw text from EWT train documents (SpaceAfter kept), then
 segments the same shards in this process (no Dask), on a loopback cluster of 1 worker and on one of

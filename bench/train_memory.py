@@ -1,4 +1,4 @@
-"""Resident memory of a `joint_sbd_parser` training run, epoch by epoch (issue 15: bounded memory).
+"""Resident memory of a `joint_sbd_parser` training run, epoch by epoch (bounded memory).
 
 Trains the component through `nlp.update` (as `spacy train` does: fresh Examples and engine
 documents every epoch) on whole EWT train documents and prints the process's RSS after each epoch,

@@ -3,8 +3,9 @@
     python scripts/add_prior.py training/default/model-best training/prior --dev corpus/en_ewt/dev.spacy \
         --text-dev ../shared/data/text/ami/dev --out training/default/model-prior
 
-The prior goes right before `joint_sbd_parser` (a `boundary_prior`, or a `senter_prior`; both in
-turn when two pipelines are given, the second blended with the first by `--blend`);
+The prior goes right before `joint_sbd_parser` (a `boundary_prior`, a `senter_prior` or an
+`encoder_boundaries`; each in turn when several pipelines are given, the last blended with those
+before it by `--blend`);
 `cli.tune_bias.tune_prior` chooses `prior_weight`,
 `sb_bias` (EWT dev plain; with `--raw-dev CONLLU`, the mean F1 of that and of the treebank's dev
 documents rebuilt as raw text, `corpus.raw_text`, through the whole pipeline as users run it) and `sb_bias_unpunctuated`
@@ -38,12 +39,13 @@ from spacy_joint_sbd.corpus.running_text import iter_text_docs
 from spacy_joint_sbd.learn.kmeans import float_product
 from spacy_joint_sbd.pipeline import calibration
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
+from spacy_joint_sbd.pipeline.encoder_boundaries import EncoderBoundaries  # noqa: F401  (registers the factory)
 from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
 from spacy_joint_sbd.pipeline.saved_strings import pipeline_labels, trim_strings
 from spacy_joint_sbd.pipeline.senter_prior import SenterPrior  # noqa: F401  (registers the factory)
 
 
-PRIOR_COMPONENTS = ("boundary_prior", "senter_prior")
+PRIOR_COMPONENTS = ("boundary_prior", "senter_prior", "encoder_boundaries")
 """Components that write `doc._.boundary_probs` for the parser."""
 
 
@@ -63,9 +65,13 @@ def add_priors(nlp, paths: List[Path], blend: Optional[float] = None) -> None:
         if names[0] == "senter_prior":
             gemm = nlp.config["nlp"].get("after_pipeline_creation") or {}
             use_numpy_gemm(nlp, [*gemm.get("components", []), "senter_prior"])
-            if blend is not None:
-                nlp.get_pipe("senter_prior").blend = blend
-                nlp.get_pipe_config("senter_prior")["blend"] = float(blend)
+        if names[0] in ("senter_prior", "encoder_boundaries") and blend is not None:
+            pipe = nlp.get_pipe(names[0])
+            if names[0] == "senter_prior":
+                pipe.blend = blend
+            else:
+                pipe.cfg["blend"] = float(blend)
+            nlp.get_pipe_config(names[0])["blend"] = float(blend)
 
 
 def calibrate(nlp, sets, curves: Path = None) -> dict:
@@ -110,7 +116,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("pipeline", help="a pipeline with a joint_sbd_parser")
     ap.add_argument("prior", type=Path, nargs="+",
-                    help="pipelines holding a boundary_prior (train-prior) or a senter_prior (spacy train), added "
+                    help="pipelines holding a boundary_prior (train-prior), a senter_prior (spacy train) or an "
+                         "encoder_boundaries (projects/encoder), added "
                          "before the parser in this order")
     ap.add_argument("--dev", type=Path, required=True, help="treebank dev documents (.spacy or .conllu)")
     ap.add_argument("--text-dev", type=Path, required=True, help="a running-text dev folder (e.g. AMI dev)")
@@ -124,7 +131,8 @@ def main() -> None:
                     help="shifts k tried for sb_bias (+ w*k) with the prior")
     ap.add_argument("--text-dev-every", type=int, default=1, help="every k-th document of --text-dev (a share)")
     ap.add_argument("--blend", type=float, default=None,
-                    help="a senter_prior's blend with the probabilities of a prior before it (1: replace them)")
+                    help="a senter_prior's or encoder_boundaries' blend with the probabilities of a prior before it "
+                         "(1: replace them)")
     ap.add_argument("--newlines", default="paragraph", choices=("ignore", "line", "paragraph"),
                     help="newline_boundaries first in the pipeline: blank lines (paragraph) are boundaries")
     args = ap.parse_args()

@@ -67,7 +67,7 @@ PIPE_BATCH_SIZE = 64
 """The saved pipeline's `[nlp] batch_size`: the texts `nlp.pipe` takes at a time unless told. At
 spaCy's 1,000 the tok2vec's temporaries for many short texts run to tens of MB, which numpy maps
 fresh (in huge pages) at every batch: on the AMD VM the tok2vec took 0.83 CPU s (0.36 of it in the
-kernel) for 1,000 short texts against 0.52 at 64, the same parses (issue 32; `segment`'s default
+kernel) for 1,000 short texts against 0.52 at 64, the same parses (`segment`'s default
 batch is 64 too)."""
 
 

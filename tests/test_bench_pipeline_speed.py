@@ -1,4 +1,4 @@
-"""bench/pipeline_speed.py (issue 32): its raw-text rebuild of CoNLL-U documents, and a `--quick`
+"""bench/pipeline_speed.py: its raw-text rebuild of CoNLL-U documents, and a `--quick`
 smoke run on the committed sample (skipped without the pipelines it times)."""
 import importlib.util
 import json

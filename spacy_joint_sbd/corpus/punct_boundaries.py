@@ -1,5 +1,5 @@
 """Sentence starts derived from punctuation: the rules that turn punctuated running text into
-boundary supervision (issue 30 item 1).
+boundary supervision.
 
 The rules read spaCy tokens (texts, trailing-space flags, whitespace flags) of one *unit* of
 layout (a paragraph, a line, a speaker turn): layout is decided by `corpus.running_text`, which

@@ -1,4 +1,4 @@
-"""Training documents from punctuated running text (issue 30 item 1; issue 31 item 1's layout).
+"""Training documents from punctuated running text, with their line layout.
 
 A folder of UTF-8 `.txt` files (../shared/data/text or any user's) becomes whole documents with
 `is_sent_start` derived from punctuation (`corpus.punct_boundaries`) and layout, tokenized by a

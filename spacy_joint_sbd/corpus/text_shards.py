@@ -1,5 +1,5 @@
 """Running-text training documents written as DocBin shards: resumable, deterministic, bounded
-memory (issue 30 item 1).
+memory.
 
 `write_text_shards` streams `corpus.running_text` documents into `shard-00000.spacy`,
 `shard-00001.spacy`, ... of about `shard_tokens` tokens each. A shard is closed only at a file

@@ -39,7 +39,7 @@ def float_product() -> Iterator[None]:
     switch, for single-threaded scripts). The default pipeline's training scripts run in it, so a
     model is trained on the clusters every model before the shortlist was trained on, bit for bit:
     the recipe is chaotic, and the shortlist's 3 flipped ties among 5.9 million training
-    assignments (float32 ties 1e-6 apart) gave another draw of it (README, "Benchmarks")."""
+    assignments (float32 ties 1e-6 apart) gave another draw of it (docs/benchmarks.md)."""
     global SHORTLIST
     before = SHORTLIST
     SHORTLIST = False

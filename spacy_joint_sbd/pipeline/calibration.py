@@ -128,7 +128,7 @@ Calibrand = Tuple[Doc, numpy.ndarray, Optional[numpy.ndarray], Sequence[float], 
 def calibrated_batch(items: Sequence[Calibrand]) -> List[numpy.ndarray]:
     """`calibrated_probs` of many Docs: the free tokens of all Docs that share coefficients go
     through one `evidence` and one `apply`, instead of a dozen small array operations per Doc
-    (which cost a short text more than its calibration: 135 µs of each text's 2.3 ms, issue 32).
+    (which cost a short text more than its calibration: 135 µs of each text's 2.3 ms).
     The same bits as one Doc at a time: every step is elementwise (tested)."""
     outs: List[numpy.ndarray] = []
     groups: Dict[Tuple[float, ...], list] = {}

@@ -448,7 +448,7 @@ class JointSBDParser(TrainablePipe):
         if weights.half_only or self._trained:
             W = weights.half_table()  # None only beyond float16's range, never when half-only
             W = weights.averaged() if W is None else W
-        else:  # a float32 table as loaded (saved before stop 49): predicted and saved as it is
+        else:  # a float32 table as loaded (saved before float16 weights): predicted and saved as it is
             W = weights.get_params()["W"]
         self.model.set_param("W", W)
 
@@ -456,7 +456,7 @@ class JointSBDParser(TrainablePipe):
         self._parser = self._build_parser() if self.cfg["labels"] else None
         if self._parser is not None and self.model.has_param("W"):
             W = self.model.get_param("W")
-            if getattr(W, "dtype", None) == numpy.float16:  # saved since stop 49: half-only
+            if getattr(W, "dtype", None) == numpy.float16:  # saved in float16: half-only
                 self._parser.weights.set_half_params(W, copy=False)
             else:
                 self._parser.set_params({"W": W}, copy=False)  # one table, shared with the Thinc model

@@ -1,5 +1,5 @@
 """The joint parser's settings: one rule per setting, one validator that construction, loading
-and prediction all call, and typed attributes that call it on every assignment (issue 31 item 7).
+and prediction all call, and typed attributes that call it on every assignment.
 
 A setting reads the same however it arrives (the factory's config, a saved `cfg`, a hand edit of
 `cfg`, an attribute assignment such as ``parser.sb_bias = -0.5``): the same check and the same

@@ -5,7 +5,7 @@ Put it in `[nlp.after_pipeline_creation]`, so that it applies whenever the pipel
 its config: `spacy train`, `spacy.load`, `spacy package`d pipelines alike; a pipeline built in
 Python (`spacy.blank` + `add_pipe`) calls `use_numpy_gemm(nlp)`, which applies the ops and writes
 the callback into `nlp.config` for the saved pipeline. The default pipeline uses it for its frozen
-tok2vec (issue 32: the same vectors up to float rounding, at about 0.6 of the CPU time where BLIS
+tok2vec (the same vectors up to float rounding, at about 0.6 of the CPU time where BLIS
 runs its generic kernels).
 """
 from typing import Callable, List, Sequence

@@ -1,7 +1,7 @@
 """Sentences as users ask for them: a probability threshold and a longest sentence, trees kept whole.
 
 The joint parser decides boundaries by its search; two prediction settings re-draw them from
-`token._.sent_start_prob` afterwards (issue 30 item 4, issue 31 item 4):
+`token._.sent_start_prob` afterwards:
 
 - `threshold` P: a sentence starts exactly where the probability is >= P (forced boundaries have
   probability 1 and stay; forbidden ones and whitespace have 0 and never start one);

@@ -2,7 +2,7 @@
 
 A `SentenceRecognizer` (its own CNN tok2vec: hashed embeddings of NORM, PREFIX, SUFFIX and SHAPE
 and a window encoder, as in spaCy's pipelines) trained on documents whose boundaries come from
-punctuation and layout (`corpus.running_text`), one of issue 30's candidate boundary models. It
+punctuation and layout (`corpus.running_text`), one of the candidate boundary models measured in projects/speech. It
 sets no sentence starts: it writes P(token starts a sentence) into `doc._.boundary_probs`, the seam
 the joint parser's `prior_weight` reads (`pipeline/prior_scores.py`), exactly as `boundary_prior`
 does. When an earlier component already wrote probabilities there, `blend` b mixes the two in

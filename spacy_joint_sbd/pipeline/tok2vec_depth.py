@@ -1,4 +1,4 @@
-"""A pretrained CNN tok2vec cut to its first `depth` encoder layers (issue 32: a cheaper source of
+"""A pretrained CNN tok2vec cut to its first `depth` encoder layers (a cheaper source of
 context). spaCy's `MaxoutWindowEncoder` is a chain of `depth` residual window layers over the
 embedding; keeping the first k of them gives vectors that see ±k tokens instead of ±depth. The
 embedding's mixing layer multiplies twice as wide an input as a window layer, so the products cost

@@ -1,4 +1,4 @@
-"""Edited text stays whole: which words would start a sentence that no mark announces (issue 31).
+"""Edited text stays whole: which words would start a sentence that no mark announces.
 
 In edited prose a sentence ends with `.`, `!`, `?`, `…` (or another of spaCy's
 `Sentencizer.default_punct_chars`), perhaps followed by a closing quote or bracket, or at a line

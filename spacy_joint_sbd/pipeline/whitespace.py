@@ -1,4 +1,4 @@
-"""Whitespace tokens in whole-document mode (issue 13): left out of the engine, attached afterwards.
+"""Whitespace tokens in whole-document mode: left out of the engine, attached afterwards.
 
 spaCy's tokenizer emits whitespace tokens ("\n", runs of spaces; `token.is_space`). The engine
 never sees them: it parses the words only, so no whitespace token can head a word or take part in
@@ -230,7 +230,7 @@ def forbid_closing_starts(doc: Doc, presets: numpy.ndarray, arr: Optional[numpy.
     set to forbidden at `closing_marks` and `citation_marks` (the mark stays with the sentence it
     closes) and at `list_labels` (the label stays with its item). Forced boundaries stay forced.
 
-    Why (issue 31): spaCy's tokenizer counts only " " as a token's trailing space, so a closing `"`
+    Why: spaCy's tokenizer counts only " " as a token's trailing space, so a closing `"`
     followed by a line break or a tab looks like an opening quote glued to the next word to
     the frozen tok2vec (it reads SPACY), and the tagger and parser, which learnt from documents
     without whitespace tokens, put the boundary before the quote instead of after it.

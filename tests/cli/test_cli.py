@@ -99,7 +99,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_main_job_writes_only_where_git_does_not_track(tmp_path):
     """README's main command (`spacy project run default`) leaves a fresh checkout clean: every
     output of its commands is ignored by git; the committed results change only through
-    `publish-default` (issue 31 item 6)."""
+    `publish-default`."""
     from spacy.cli.project.run import load_project_config
 
     if shutil.which("git") is None or subprocess.run(["git", "-C", str(ROOT), "rev-parse"],

@@ -1,4 +1,4 @@
-"""`segment` as a user meets it (issue 31 item 5): one-line errors for bad option values and
+"""`segment` as a user meets it: one-line errors for bad option values and
 unloadable models, a usage line and help that read like a CLI, exact offsets for every newline
 convention from files and stdin alike, stdin streamed and named sensibly, and output files that
 SIGTERM does not leave half-written."""

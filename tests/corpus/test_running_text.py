@@ -1,4 +1,4 @@
-"""Training documents from running text: boundary rules, layout, variants, shards (issue 30 item 1)."""
+"""Training documents from running text: boundary rules, layout, variants, shards."""
 import os
 from pathlib import Path
 

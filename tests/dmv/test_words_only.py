@@ -1,4 +1,4 @@
-"""Issue 16 item 2 for the supervised graph parser: decode the words with punctuation stripped
+"""Words-only decoding for the supervised graph parser: decode the words with punctuation stripped
 and re-attach the marks (`graph.constrained_decoding.decode_words_only`)."""
 import numpy
 import pytest

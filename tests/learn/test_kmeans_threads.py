@@ -1,4 +1,4 @@
-"""`learn.kmeans` multiplies small blocks with BLAS on one thread (issue 32): the same clusters,
+"""`learn.kmeans` multiplies small blocks with BLAS on one thread: the same clusters,
 the limit in force during the product and released afterwards, from any thread, and two threads
 never inside a limited product at once (BLAS thread counts are process-global)."""
 import threading

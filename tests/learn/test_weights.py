@@ -113,7 +113,7 @@ def test_hashing_is_deterministic():
 
 
 def test_python_api_checks_its_arguments():
-    """ValueError, never a write outside the table (issue 15)."""
+    """ValueError, never a write outside the table."""
     w = HashedWeights(8, 3)
     for bad in ([-1], numpy.asarray([-2], dtype=numpy.int64), [[1, 2]], [0.5], ["x"], [1 << 64]):
         with pytest.raises(ValueError, match="feature keys"):

@@ -1,4 +1,4 @@
-"""Calibrated `token._.sent_start_prob` (`pipeline.calibration`, issue 30 item 4): the fit, the
+"""Calibrated `token._.sent_start_prob` (`pipeline.calibration`): the fit, the
 error measure, the component using and saving its coefficients, and bad saved values."""
 import numpy
 import pytest

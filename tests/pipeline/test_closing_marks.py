@@ -1,5 +1,5 @@
-"""Quotes and brackets stay with the sentence they close, whatever whitespace follows (issue 31
-item 3: a closing `"` before a line break was moved to the start of the next sentence), and so do
+"""Quotes and brackets stay with the sentence they close, whatever whitespace follows (a
+closing `"` before a line break was moved to the start of the next sentence), and so do
 numbered citations after them (`computer. [1] The latter`: a sentence `[1]` of its own), and a list
 label stays with its item (`1. | Preheat the oven.`: a sentence `1.` of its own)."""
 import itertools

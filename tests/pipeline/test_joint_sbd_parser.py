@@ -161,7 +161,7 @@ def test_a_packed_table_is_adopted_as_unpacked(trained_nlp, monkeypatch):
 
 
 def test_a_float32_table_saved_before_half_precision_loads_and_stays(trained_nlp, tmp_path):
-    """A model file with a float32 table (saved before stop 49) loads as float32 weights, parses
+    """A model file with a float32 table (saved before the weights were saved in float16) loads as float32 weights, parses
     as the float16 one does (the same values), and is saved again as it was loaded."""
     trained_nlp.to_disk(tmp_path / "model")
     model_file = tmp_path / "model" / "joint_sbd_parser" / "model"

@@ -1,4 +1,4 @@
-"""The joint parser's settings are checked by one validator however they arrive (issue 31 item 7):
+"""The joint parser's settings are checked by one validator however they arrive:
 the factory's config, a saved cfg, a hand edit of `cfg` before prediction, an attribute."""
 import math
 import re

@@ -1,4 +1,4 @@
-"""`spacy_joint_sbd.numpy_gemm.v1` (issue 32): a tok2vec multiplies with numpy's BLAS on one thread,
+"""`spacy_joint_sbd.numpy_gemm.v1`: a tok2vec multiplies with numpy's BLAS on one thread,
 from training to `spacy.load`, giving BLIS's vectors up to float rounding; bad settings are clear."""
 import threading
 from typing import Dict, List

@@ -1,4 +1,4 @@
-"""Boundaries set before `joint_sbd_parser` (issue 13): True forces, False forbids, None is
+"""Boundaries set before `joint_sbd_parser`: True forces, False forbids, None is
 predicted; whitespace tokens; `token._.sent_start_prob`; the `sb_bias` knob."""
 import math
 

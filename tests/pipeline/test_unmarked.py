@@ -1,4 +1,4 @@
-"""`sb_bias_unmarked` (issue 31 item 2): a boundary that no sentence-final mark or line break
+"""`sb_bias_unmarked`: a boundary that no sentence-final mark or line break
 announces gets the bias, in punctuated documents only."""
 import spacy
 from spacy.tokens import Doc

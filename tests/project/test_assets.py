@@ -1,4 +1,4 @@
-"""The asset list of project.yml can be fetched as declared (item 6 of issue 12), checked offline:
+"""The asset list of project.yml can be fetched as declared, checked offline:
 every asset has a destination and either a URL at a pinned commit or a described build step; no
 git asset names a commit as a branch; Weasel creates the parents of URL assets; and the declared
 md5 checksums (Weasel's) and the sha256 of scripts/get_data.py match the files in ../shared/data."""

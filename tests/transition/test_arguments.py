@@ -1,6 +1,6 @@
 """Every public entry point of the engine checks its arguments and raises ValueError (OracleError
 is one) instead of reading or writing out of bounds: each case below crashed the interpreter or
-silently misread memory before issue 15 (setup.py builds with boundscheck=False, which also drops
+silently misread memory before these checks (setup.py builds with boundscheck=False, which also drops
 the checks on Python-list indexing)."""
 import numpy
 import pytest

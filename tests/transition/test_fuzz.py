@@ -1,4 +1,4 @@
-"""Fuzzing the engine API with Hypothesis (issue 15): random move sequences, class ids, label and
+"""Fuzzing the engine API with Hypothesis: random move sequences, class ids, label and
 start lists, attribute arrays, beam widths and feature keys go into `StateClass`, `replay`,
 `oracle_actions`, `gold_score`, `Engine.parse`, `Engine.train`, `HashedWeights` and
 `SparseUpdate`. Nothing may crash the interpreter: each call either succeeds or raises ValueError

@@ -1,4 +1,4 @@
-"""Preset boundaries in whole-document mode (issue 13): `fixed_starts` with 1 forced / 0 forbidden
+"""Preset boundaries in whole-document mode: `fixed_starts` with 1 forced / 0 forbidden
 / -1 free per token, the SB bias and the sentence-start probabilities of `Engine.parse`."""
 import numpy
 import pytest

@@ -2,7 +2,7 @@
 document, feature, score and beam buffers in its own `Workspace`, and `use_averages()` counts the
 threads inside it. 4 threads × 200 documents give exactly the sequential parses, and a 3,000-token
 document parsed next to 5-token ones neither hangs nor corrupts the heap (both did when the
-document lived on the Engine: issue 15)."""
+document lived on the Engine)."""
 import threading
 
 import numpy

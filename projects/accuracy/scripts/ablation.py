@@ -1,4 +1,4 @@
-"""Issue 14 items 4 and 5: what each lever of the joint parser adds, in one table.
+"""What each lever of the joint parser adds, in one table.
 
     python scripts/ablation.py --out results/full/ablation            # train every model, then the table
     python scripts/ablation.py --out results/full/ablation --only 'star-*'   # a subset (resumable)
@@ -296,7 +296,7 @@ def report(out: Path) -> str:
         bias = f"{m['sb_bias']:+.1f} (EWT dev F1 {m['bias_tuning_dev_f1']})" if m.get("bias_tuning_dev_f1") else "0"
         notes.append(f"| {key} | {m['train_docs']} / {m['train_tokens']:,} | {tags} | {m['train_cpu_s']} "
                      f"| {f'{min(ctx):,}' if ctx else '–'} | {bias} |")
-    text = "# Ablation of the joint parser's levers (issue 14)\n\n" + "\n".join(lines + notes) + "\n"
+    text = "# Ablation of the joint parser's levers\n\n" + "\n".join(lines + notes) + "\n"
     (out / "ablation.md").write_text(text)
     _plot(grid, out / "ablation.png")
     return text

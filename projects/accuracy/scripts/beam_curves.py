@@ -1,4 +1,4 @@
-"""Issue 14 item 2: does the beam pay? Dev curves and training diagnostics of update strategies.
+"""Does the beam pay? Dev curves and training diagnostics of update strategies.
 
     python scripts/beam_curves.py --treebank en_ewt --variant star \
         --runs greedy:perceptron:1,greedy:pa:1,dlaso:pa:20 --epochs 40 --out results/full/beam/ewt-star

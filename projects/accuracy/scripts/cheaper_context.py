@@ -1,4 +1,4 @@
-"""Cheaper sources of context for the default pipeline (issue 32: "going past that needs a cheaper
+"""Cheaper sources of context for the default pipeline ("going past that needs a cheaper
 source of context … measure what accuracy each option keeps").
 
     python scripts/cheaper_context.py --root ../.. [--variants combo,d2,base-s1] [--seeds 0] [--reps 5]
@@ -12,7 +12,7 @@ choice; `evaluate-default`'s five sets) with one lever changed:
   d1     … to its first layer
   combo  ctx4 and d2 together
   b2, b4, b8 the joint parser trained and run at beam 2 / 4 / 8 (not context: the parser's own
-         cost, which none of the others touches; the recipe's beam was 8 until stop 43, 4 since)
+         cost, which none of the others touches; the recipe's beam is 4)
   e7, e8 the joint parser trained for 7 / 8 epochs (the recipe's 5 are a share of the full 12 that
          fits the main job's 20 minutes; beam 4 freed about 2 minutes of it)
   base   the default recipe itself (another seed: `base-s1`; seed 0 is the main job's pipeline)
@@ -194,7 +194,7 @@ def main() -> None:
         for name, seed in pairs:
             train(root, name, seed, work)
     models = {"default": default / "model-prior", **{k: v / "model-prior" for k, v in runs.items()}}
-    results = {"issue": 32, "what": "the default recipe with a cheaper source of context: five sets (gold tokens) "
+    results = {"what": "the default recipe with a cheaper source of context: five sets (gold tokens) "
                                     "and each component's CPU s (minimum over the rounds)",
                "recipe": recipe(root), "reps": args.reps, "variants": {n: VARIANTS[n] for n in names}, "runs": {}}
     reports = {"default": default / "report" / "metrics", **{k: v / "report" / "metrics" for k, v in runs.items()}}

@@ -1,4 +1,4 @@
-"""Issue 14 item 3: contextual features — k-means clusters of a pretrained tok2vec's token vectors.
+"""Contextual features — k-means clusters of a pretrained tok2vec's token vectors.
 
     python scripts/context_features.py --treebank en_ewt --variant star --ks 16,64,256,1024,4096 \
         --runs greedy:pa:1 --epochs 15 --out results/full/context/ewt-star

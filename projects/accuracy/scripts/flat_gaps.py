@@ -1,4 +1,4 @@
-"""Issue 31's flat target, from the text's side: how much does flat text (every line break a space)
+"""The flat-text target, from the text's side: how much does flat text (every line break a space)
 still say about the boundaries that only a line break marked?
 
 The boundaries flat text loses (`operating-points`: 34 on GUM dev at the shipped point) are

@@ -1,4 +1,4 @@
-"""Issue 31, item 2 ("mixed documents work too"): punctuated documents with unpunctuated paragraphs.
+"""Mixed documents: punctuated documents with unpunctuated paragraphs.
 
 Each treebank document with two or more paragraphs (`# newpar`) is rebuilt as raw text twice, with
 every other paragraph (the odd ones, then the even ones) turned into star text as a transcript

@@ -1,4 +1,4 @@
-"""Issue 31's three GUM dev targets at every operating point of one pipeline: is there a setting
+"""The three raw-text targets on GUM dev at every operating point of one pipeline: is there a setting
 that meets them together?
 
 The targets (raw text through `segment`, `raw_documents.py`'s rebuilding and layouts): paragraphs
@@ -29,7 +29,7 @@ TARGET_F1, TARGET_P, TARGET_FLAT_GAP = 98.0, 98.5, 1.0
 
 
 def meets(point: Dict) -> Dict[str, bool]:
-    """Which of issue 31's GUM dev targets one operating point's scores meet."""
+    """Which of the raw-text targets on GUM dev one operating point's scores meet."""
     para, flat = point["paragraphs"], point["flat"]
     return {"f1": para["f"] >= TARGET_F1, "precision": para["p"] >= TARGET_P,
             "flat_gap": para["f"] - flat["f"] <= TARGET_FLAT_GAP}
@@ -69,7 +69,7 @@ def plot(points: List[Dict], shipped: Optional[Dict], path: Path) -> None:
     ax.set_ylim(lo_y, hi_y)
     ax.set_xlabel("GUM dev as paragraphs: boundary F1")
     ax.set_ylabel("GUM dev flat: boundary F1")
-    ax.set_title(f"Issue 31's operating points (red edge: precision ≥ {TARGET_P})")
+    ax.set_title(f"Operating points against the raw-text targets (red edge: precision ≥ {TARGET_P})")
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -1,4 +1,4 @@
-"""Documents as users bring them (issue 31's targets): treebank documents rebuilt as raw text and
+"""Documents as users bring them (the raw-text targets): treebank documents rebuilt as raw text and
 split by the default pipeline through `segment`, beside the rule-based splitters and spaCy's
 small pipeline, in three layouts of the same text.
 

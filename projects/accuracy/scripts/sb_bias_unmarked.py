@@ -1,4 +1,4 @@
-"""Issue 31, item 2 ("edited text stays whole"): the joint parser's `sb_bias_unmarked` setting, swept.
+"""Edited text stays whole: the joint parser's `sb_bias_unmarked` setting, swept.
 
 `sb_bias_unmarked` (`spacy_joint_sbd.pipeline.unmarked`) is added to SB's score at every token that
 no sentence-final mark (`.`, `!`, `?`, … perhaps followed by closing quotes or brackets) and no

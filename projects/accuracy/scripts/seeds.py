@@ -1,6 +1,6 @@
 """Training noise: the default pipeline's recipe trained with several seeds, each scored on the same sets.
 
-Stop 27 found that a change moving only float rounding moved the default pipeline's star and
+A change moving only float rounding moved the default pipeline's star and
 ATIS boundary F1 by 1.2-1.3. The paired bootstrap over documents measures test-set noise, not this
 training noise, so a lever is only worth calling when it beats the spread of retrainings. Each seed
 reorders the training documents, redraws their variants (plain / star / lower / nopunct) and the

@@ -1,4 +1,4 @@
-"""Issue 14 item 1: which tags should the parser read?
+"""Which tags should the parser read?
 
     python scripts/tag_source.py --variant star --out results/full/tag-source/ewt-star
 

@@ -1,4 +1,4 @@
-"""Issue 31, item 2 ("edited text stays whole"): does a penalty on boundaries that no mark supports
+"""Edited text stays whole: does a penalty on boundaries that no mark supports
 lift precision on punctuated raw text?
 
 Most of the default pipeline's false boundaries on GUM dev as raw text fall into three kinds: after
@@ -14,7 +14,7 @@ that transcripts and unpunctuated stretches of mixed documents are left alone.
 The penalty enters where the joint parser forms its SB evidence (`prior_sb_scores`, wrapped here
 for the experiment: the library has no such setting; `sb_bias_unmarked`, a stricter one, is
 `sb_bias_unmarked.py`). Each lambda splits EWT dev (the set that
-chooses the SB biases) and GUM dev (issue 31's target) rebuilt as raw text through `segment`, in
+chooses the SB biases) and GUM dev (the raw-text target) rebuilt as raw text through `segment`, in
 the layouts of `raw_documents.py`; boundary P / R / F1 as there.
 
     python scripts/unmarked_gap.py ../../assets/ud results/full/unmarked_gap.json

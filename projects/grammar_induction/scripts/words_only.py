@@ -1,4 +1,4 @@
-"""Issue 16 item 2 for the supervised graph parser (`sprawl_decoder` / `constrained_parser`):
+"""Words-only decoding for the supervised graph parser (`sprawl_decoder` / `constrained_parser`):
 decode the tree with punctuation as tokens (the old way: a mark can be the hub that makes strict
 trivially true) and with the words only, marks stripped and re-attached afterwards (the paper's
 way, `words_only=True`). One `GraphParser` (first or second order, `--order`) trained on gold

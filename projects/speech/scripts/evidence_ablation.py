@@ -1,4 +1,4 @@
-"""Ablation of the boundary evidence, with significance over documents (issue 30 item 5).
+"""Ablation of the boundary evidence, with significance over documents.
 
     python scripts/evidence_ablation.py results/ablation.json --arm no_prior=PIPELINE ... --arm NAME=PIPELINE
         --ud UD_DIR --text TEXT_DIR

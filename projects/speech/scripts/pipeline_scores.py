@@ -1,4 +1,4 @@
-"""A finished pipeline as shipped, on every set of issue 30: boundaries, LAS and how far
+"""A finished pipeline as shipped, on every speech and treebank set: boundaries, LAS and how far
 `token._.sent_start_prob` can be trusted.
 
     python scripts/pipeline_scores.py en_joint_sbd UD_DIR TEXT_DIR results/pipeline_scores.json

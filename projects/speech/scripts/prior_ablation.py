@@ -1,4 +1,4 @@
-"""The joint pipeline with and without the boundary prior, and the prior alone (issue 30 item 5).
+"""The joint pipeline with and without the boundary prior, and the prior alone.
 
     python scripts/prior_ablation.py PIPELINE PRIOR UD_DIR TEXT_DIR results/prior_ablation.json
 

@@ -1,4 +1,4 @@
-"""Training and dev documents for the `senter_prior` candidate (issue 30 item 2).
+"""Training and dev documents for the `senter_prior` candidate.
 
     python scripts/senter_corpus.py UD_DIR TEXT_DIR TEXT_SHARDS OUT_DIR
 

@@ -1,5 +1,5 @@
 """Silver training documents: running text with boundaries from its punctuation and trees from the
-joint parser (issue 30 item 3, self-training).
+joint parser (self-training).
 
     python scripts/silver_trees.py PIPELINE TEXT_FOLDER ... --words 200000 --every-file 8 -o corpus/silver.spacy
 

@@ -1,0 +1,90 @@
+"""The encoder project's data and export steps on a tiny random BERT and a few text files."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy
+import pytest
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("onnx")
+pytest.importorskip("tokenizers")
+safetensors_numpy = pytest.importorskip("safetensors.numpy")
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+TEXT = {
+    "talk/train/a.txt": "So I went to the store. They had no milk left! I asked the clerk about it.\n"
+                        "She said, \"Next day.\" Okay, hello there.\n",
+    "talk/train/b.txt": "We met the team. The next day came and she said yes. Hello world.\n" * 6,
+    "talk/dev/c.txt": "Hello there. I went to the store. They had no milk. Okay.\n" * 8,
+}
+
+
+def _text(root: Path) -> Path:
+    for name, body in TEXT.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(body, encoding="utf8")
+    return root
+
+
+def test_corruption_lowercases_strips_and_passes_starts_on():
+    from prepare import corrupt, strip_marks
+
+    assert strip_marks('"Hello,') == "Hello" and strip_marks("--") == "" and strip_marks("don't") == "don't"
+    words = ["Yes", ".", '"', "Next", "day", ".", "OK"]
+    starts = [True, False, True, False, False, False, True]
+    assert corrupt(words, starts) == (["yes", "next", "day", "ok"], [True, True, False, True])
+
+
+def _prepare(tmp_path, tok, out, seed=0):
+    subprocess.run([sys.executable, str(SCRIPTS / "prepare.py"), str(out), "--text", str(tmp_path / "text"),
+                    "--include", "talk", "--tokenizer", str(tok), "--words", "0", "--window-words", "12",
+                    "--corrupt", "0.5", "--seed", str(seed)], check=True, capture_output=True)
+    return numpy.load(out)
+
+
+def test_prepare_writes_labelled_windows_deterministically(tmp_path):
+    from tiny_bert import wordpiece_tokenizer_json
+
+    _text(tmp_path / "text")
+    tok = tmp_path / "tokenizer.json"
+    tok.write_text(wordpiece_tokenizer_json())
+    a = _prepare(tmp_path, tok, tmp_path / "a.npz")
+    b = _prepare(tmp_path, tok, tmp_path / "b.npz")
+    for key in ("ids", "labels", "starts"):
+        numpy.testing.assert_array_equal(a[key], b[key])
+    meta = json.loads(str(a["meta"]))
+    assert meta["windows"] == len(a["starts"]) - 1 > 3
+    assert meta["read_words"] < 200  # dev text was not read
+    labels = a["labels"]
+    assert set(numpy.unique(labels)) <= {-1, 0, 1} and (labels == 1).sum() == meta["positives"] > 0
+    assert (labels >= 0).sum() == meta["words"]
+    for s in a["starts"][:-1]:
+        assert labels[s] >= 0  # a window opens with a word's first piece
+    c = _prepare(tmp_path, tok, tmp_path / "c.npz", seed=1)
+    assert not numpy.array_equal(a["ids"], c["ids"])
+
+
+def test_export_writes_a_checked_calibrated_encoder(tmp_path):
+    from tiny_bert import SHAPE, random_weights, wordpiece_tokenizer_json
+
+    from spacy_joint_sbd.encoder.files import EncoderFiles
+
+    snap, base = tmp_path / "snap", tmp_path / "base"
+    snap.mkdir()
+    base.mkdir()
+    safetensors_numpy.save_file(random_weights(2), str(snap / "model.safetensors"))
+    (snap / "config.json").write_text(json.dumps(SHAPE.to_dict()))
+    (snap / "train.json").write_text(json.dumps({"words": 1234, "windows_meta": {"window_words": 12}}))
+    (base / "tokenizer.json").write_text(wordpiece_tokenizer_json())
+    _text(tmp_path / "text")
+    subprocess.run([sys.executable, str(SCRIPTS / "export.py"), str(snap), str(base), str(tmp_path / "enc"),
+                    "--dev", str(tmp_path / "text"), "--include", "talk/dev", "--dev-words", "500", "--float"],
+                   check=True, capture_output=True)
+    files = EncoderFiles.from_disk(tmp_path / "enc")
+    card = files.card
+    assert card["train"]["words"] == 1234 and card["max_words"] == 12
+    assert set(card["dev"]) >= {"float32", "int8", "int8_calibrated"} and card["dev"]["words"] > 50
+    assert files.calibration()["scale"] != 1.0
+    assert (tmp_path / "enc" / "encoder_fp32.onnx").stat().st_size > len(files.graph)

@@ -1,0 +1,183 @@
+"""The `encoder_boundaries` component: a pretrained encoder's P(token starts a sentence).
+
+It writes `doc._.boundary_probs` ((len(doc),) float32), the seam the joint parser's `prior_weight`
+and `prior_features` read, from a fine-tuned BERT token classifier run by onnxruntime on CPU
+(`spacy_joint_sbd.encoder`): the Doc's words (whitespace tokens left out: they never start a
+sentence and get `CLIP`) in overlapping windows, each word scored where it is most central, any
+length in bounded memory. `blend` b mixes with probabilities an earlier component wrote, in
+log-odds: (1 − b) · earlier + b · own.
+
+The encoder comes from an encoder directory (`spacy_joint_sbd.encoder.files`): at `initialize`
+(`[initialize.components.encoder_boundaries] model_dir = ...`) or with the pipeline's own saved
+files; nothing is downloaded. Nothing here trains: the `encoder` project fine-tunes the encoder,
+and a joint parser trained after it lists the component in `frozen_components` and
+`annotating_components`. Needs the `trf` extra (onnxruntime, tokenizers).
+"""
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Union
+
+import numpy
+from spacy import util
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from ..boundary import DOC_PROBS
+from ..encoder.files import EncoderFiles
+from ..learn.logistic import sigmoid
+from . import boundary_prior  # noqa: F401  (the Doc extension and the scorer)
+
+CLIP = 1e-6
+"""Probabilities are kept in [CLIP, 1 − CLIP]; whitespace tokens get CLIP."""
+
+SETTINGS = {"max_words": 1, "max_pieces": 3, "max_word_pieces": 1, "batch_size": 1, "threads": 0}
+"""Each int setting and its least value."""
+
+
+def _checked(name: str, value, component: str):
+    if name in ("blend", "stride"):
+        low_ok = (lambda v: 0 <= v) if name == "blend" else (lambda v: 0 < v)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not (low_ok(value) and value <= 1):
+            span = "[0, 1]" if name == "blend" else "(0, 1]"
+            raise ValueError(f"[{component}] {name} must be a number in {span}, got {value!r}")
+        return float(value)
+    low = SETTINGS[name]
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ValueError(f"[{component}] {name} must be an int >= {low}, got {value!r}")
+    if name == "max_pieces" and value > 512:
+        raise ValueError(f"[{component}] max_pieces must be at most 512 (BERT's positions), got {value!r}")
+    return value
+
+
+@Language.factory(
+    "encoder_boundaries",
+    assigns=[f"doc._.{DOC_PROBS}"],
+    default_config={"max_words": 96, "max_pieces": 256, "max_word_pieces": 8, "batch_size": 1,
+                    "threads": 0, "stride": 0.5, "blend": 1.0,
+                    "scorer": {"@scorers": "spacy_joint_sbd.boundary_prior_scorer.v1"}},
+    default_score_weights={"prior_f": 1.0, "prior_p": 0.0, "prior_r": 0.0},
+)
+def make_encoder_boundaries(nlp: Language, name: str, max_words: int, max_pieces: int, max_word_pieces: int,
+                            batch_size: int, threads: int, stride: float, blend: float,
+                            scorer: Optional[Callable]) -> "EncoderBoundaries":
+    """max_words, max_pieces: a window's size in words and WordPieces (the encoder's training
+    window is 96 words). max_word_pieces: pieces read of one word. batch_size: windows per
+    onnxruntime call (1: each window's scores are its own; an int8 graph scales activations per
+    call). threads: onnxruntime's intra-op threads (0: its choice). stride: the share of a
+    window between window starts (0.5: each word read twice, 1: once, with less context at window
+    edges). blend: weight of
+    the encoder's log-odds against probabilities an earlier component wrote (1: replace them)."""
+    return EncoderBoundaries(nlp.vocab, name, max_words=max_words, max_pieces=max_pieces,
+                             max_word_pieces=max_word_pieces, batch_size=batch_size, threads=threads,
+                             stride=stride, blend=blend, scorer=scorer)
+
+
+class EncoderBoundaries:
+    """Writes an encoder's boundary probabilities on each Doc; sets no sentence start."""
+
+    def __init__(self, vocab, name: str = "encoder_boundaries", *, max_words: int = 96, max_pieces: int = 256,
+                 max_word_pieces: int = 8, batch_size: int = 1, threads: int = 0, stride: float = 0.5,
+                 blend: float = 1.0, scorer: Optional[Callable] = None) -> None:
+        self.vocab = vocab
+        self.name = name
+        self.cfg: Dict[str, Union[int, float]] = {}
+        for key, value in (("max_words", max_words), ("max_pieces", max_pieces),
+                           ("max_word_pieces", max_word_pieces), ("batch_size", batch_size),
+                           ("threads", threads), ("stride", stride), ("blend", blend)):
+            self.cfg[key] = _checked(key, value, name)
+        if max_word_pieces > max_pieces - 2:
+            raise ValueError(f"[{name}] max_word_pieces ({max_word_pieces}) must leave room for [CLS] and [SEP] "
+                             f"in max_pieces ({max_pieces})")
+        self.scorer = scorer
+        self.files: Optional[EncoderFiles] = None
+        self._encoder = None
+
+    # -- the encoder ---------------------------------------------------------------------------
+    def _adopt(self, files: EncoderFiles) -> None:
+        from ..encoder.session import BoundaryEncoder
+
+        cal = files.calibration()
+        encoder = BoundaryEncoder(files.graph, files.tokenizer, max_words=int(self.cfg["max_words"]),
+                                  max_pieces=int(self.cfg["max_pieces"]),
+                                  max_word_pieces=int(self.cfg["max_word_pieces"]),
+                                  batch_size=int(self.cfg["batch_size"]), threads=int(self.cfg["threads"]),
+                                  stride=float(self.cfg["stride"]))
+        self.files, self._encoder, self._cal = files, encoder, cal
+
+    @property
+    def encoder(self):
+        if self._encoder is None:
+            raise ValueError(f"[{self.name}] has no encoder: initialize it with an encoder directory "
+                             f"([initialize.components.{self.name}] model_dir) or load a saved pipeline")
+        return self._encoder
+
+    def initialize(self, get_examples: Optional[Callable[[], Iterable[Example]]] = None, *,
+                   nlp: Optional[Language] = None, model_dir: Optional[Union[str, Path]] = None) -> None:
+        """Load the encoder directory `model_dir` (keeps the one it has when None)."""
+        if model_dir is not None:
+            self._adopt(EncoderFiles.from_disk(util.ensure_path(model_dir)))
+        else:
+            self.encoder  # noqa: B018 - the clear error when there is none
+
+    # -- prediction ----------------------------------------------------------------------------
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations([doc], self.predict([doc]))
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        for docs in util.minibatch(stream, size=batch_size):
+            self.set_annotations(docs, self.predict(docs))
+            yield from docs
+
+    def predict(self, docs: List[Doc]) -> List[numpy.ndarray]:
+        """Each Doc's (len(doc),) log-odds; whitespace tokens get the least."""
+        encoder = self.encoder
+        keeps = [~doc.to_array("IS_SPACE").astype(bool) if len(doc) else numpy.zeros(0, dtype=bool) for doc in docs]
+        words = [[t.text for t, k in zip(doc, keep) if k] for doc, keep in zip(docs, keeps)]
+        logits = encoder.many_logits(words)
+        low = float(numpy.log(CLIP) - numpy.log1p(-CLIP))
+        out = []
+        for doc, keep, lg in zip(docs, keeps, logits):
+            full = numpy.full(len(doc), low, dtype=numpy.float64)
+            full[keep] = self._cal["scale"] * lg.astype(numpy.float64) + self._cal["shift"]
+            out.append(full)
+        return out
+
+    def set_annotations(self, docs: List[Doc], logits: List[numpy.ndarray]) -> None:
+        b = float(self.cfg["blend"])
+        for doc, own in zip(docs, logits):
+            earlier = doc._.get(DOC_PROBS)
+            if b < 1.0 and earlier is not None and len(earlier) == len(doc):
+                p = numpy.clip(numpy.asarray(earlier, dtype=numpy.float64), CLIP, 1 - CLIP)
+                own = (1 - b) * (numpy.log(p) - numpy.log1p(-p)) + b * own
+            doc._.set(DOC_PROBS, numpy.clip(sigmoid(own), CLIP, 1 - CLIP).astype(numpy.float32))
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
+        return self.scorer(examples, **kwargs) if self.scorer is not None else {}
+
+    # -- serialization -------------------------------------------------------------------------
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        path = util.ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        if self.files is not None:
+            self.files.to_disk(path)
+
+    def from_disk(self, path, *, exclude=tuple()) -> "EncoderBoundaries":
+        path = util.ensure_path(path)
+        if any(path.iterdir()) if path.is_dir() else False:
+            try:
+                self._adopt(EncoderFiles.from_disk(path))
+            except ValueError as e:
+                raise ValueError(f"[{self.name}] {e}") from e
+        return self
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        return self.files.to_bytes() if self.files is not None else b""
+
+    def from_bytes(self, data: bytes, *, exclude=tuple()) -> "EncoderBoundaries":
+        if data:
+            try:
+                self._adopt(EncoderFiles.from_bytes(data))
+            except ValueError as e:
+                raise ValueError(f"[{self.name}] {e}") from e
+        return self

@@ -1,0 +1,131 @@
+"""The `encoder_boundaries` component: probabilities on the Doc, saved and loaded with the
+pipeline, checked files, and the joint parser reading them."""
+import threading
+
+import numpy
+import pytest
+import spacy
+
+from spacy_joint_sbd.boundary import DOC_PROBS
+from spacy_joint_sbd.encoder.files import CARD, GRAPH, TOKENIZER
+from tiny_bert import write_encoder_dir
+
+TEXT = "so i went to the store they had no milk left\n\ni asked the clerk about it okay hello there"
+
+
+def _nlp(encoder_dir, **cfg):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("encoder_boundaries", config=cfg)
+    nlp.get_pipe("encoder_boundaries").initialize(model_dir=encoder_dir)
+    return nlp
+
+
+def test_probabilities_for_every_token_spaces_never_start(tiny_encoder_dir):
+    doc = _nlp(tiny_encoder_dir)(TEXT)
+    p = doc._.get(DOC_PROBS)
+    assert p.shape == (len(doc),) and p.dtype == numpy.float32
+    assert ((p > 0) & (p < 1)).all()
+    space = numpy.array([t.is_space for t in doc])
+    assert space.any() and (p[space] <= 1e-6).all()
+    assert p[~space].std() > 0
+    assert [t._.boundary_prob for t in doc] == pytest.approx(p.tolist())
+    assert all(t.is_sent_start is None for t in doc[1:])  # it sets no boundary
+
+
+def test_calibration_in_the_card_is_applied(tmp_path):
+    plain = _nlp(write_encoder_dir(tmp_path / "a"))(TEXT)._.get(DOC_PROBS).astype(float)
+    shifted = _nlp(write_encoder_dir(tmp_path / "b", calibration={"scale": 2.0, "shift": -1.0}))(TEXT)
+    q = shifted._.get(DOC_PROBS).astype(float)
+    keep = plain > 1e-5
+    logit = numpy.log(plain[keep] / (1 - plain[keep]))
+    numpy.testing.assert_allclose(q[keep], 1 / (1 + numpy.exp(-(2 * logit - 1))), atol=1e-5)
+
+
+def test_blend_mixes_with_earlier_probabilities(tiny_encoder_dir):
+    nlp = _nlp(tiny_encoder_dir, blend=0.5)
+    doc = nlp.make_doc(TEXT)
+    doc._.set(DOC_PROBS, numpy.full(len(doc), 0.9, dtype=numpy.float32))
+    mixed = nlp.get_pipe("encoder_boundaries")(doc)._.get(DOC_PROBS)
+    own = _nlp(tiny_encoder_dir)(TEXT)._.get(DOC_PROBS)
+    word = numpy.array([not t.is_space for t in doc])
+    lo = lambda p: numpy.log(p / (1 - p))  # noqa: E731
+    numpy.testing.assert_allclose(lo(mixed[word].astype(float)), 0.5 * lo(0.9) + 0.5 * lo(own[word].astype(float)),
+                                  atol=1e-3)
+
+
+def test_saved_and_loaded_with_the_pipeline(tiny_encoder_dir, tmp_path):
+    nlp = _nlp(tiny_encoder_dir, max_words=8)
+    want = nlp(TEXT)._.get(DOC_PROBS)
+    nlp.to_disk(tmp_path / "p")
+    assert sorted(f.name for f in (tmp_path / "p" / "encoder_boundaries").iterdir()) == sorted([CARD, GRAPH, TOKENIZER])
+    numpy.testing.assert_array_equal(spacy.load(tmp_path / "p")(TEXT)._.get(DOC_PROBS), want)
+    again = spacy.blank("en")
+    again.add_pipe("encoder_boundaries", config={"max_words": 8})
+    again.from_bytes(nlp.to_bytes())
+    numpy.testing.assert_array_equal(again(TEXT)._.get(DOC_PROBS), want)
+
+
+def test_pipe_matches_one_by_one(tiny_encoder_dir):
+    nlp = _nlp(tiny_encoder_dir, max_words=10)
+    texts = [TEXT, "", "   ", "okay", TEXT * 5]
+    for a, b in zip(nlp.pipe(texts, batch_size=3), [nlp(t) for t in texts]):
+        numpy.testing.assert_array_equal(a._.get(DOC_PROBS), b._.get(DOC_PROBS))
+
+
+def test_threads_share_one_pipeline(tiny_encoder_dir):
+    nlp = _nlp(tiny_encoder_dir, max_words=10)
+    texts = [TEXT[i:] for i in range(0, 40, 5)]
+    want = [nlp(t)._.get(DOC_PROBS) for t in texts]
+    got = [None] * len(texts)
+
+    def work(k):
+        got[k] = nlp(texts[k])._.get(DOC_PROBS)
+
+    ts = [threading.Thread(target=work, args=(k,)) for k in range(len(texts))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for a, b in zip(want, got):
+        numpy.testing.assert_array_equal(a, b)
+
+
+def test_corrupted_files_are_named(tiny_encoder_dir, tmp_path):
+    nlp = _nlp(tiny_encoder_dir)
+    nlp.to_disk(tmp_path / "p")
+    graph = tmp_path / "p" / "encoder_boundaries" / GRAPH
+    data = bytearray(graph.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    graph.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"encoder\.onnx.*sha256"):
+        spacy.load(tmp_path / "p")
+    (tmp_path / "p" / "encoder_boundaries" / TOKENIZER).unlink()
+    with pytest.raises(ValueError, match=r"tokenizer\.json: missing"):
+        spacy.load(tmp_path / "p")
+
+
+def test_no_encoder_and_bad_settings_are_clear_errors():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("encoder_boundaries")
+    with pytest.raises(ValueError, match="has no encoder"):
+        nlp("hello there")
+    for bad in ({"max_words": 0}, {"blend": 1.5}, {"stride": 0}, {"stride": 1.01}, {"max_pieces": 1000}, {"threads": -1},
+                {"max_pieces": 8, "max_word_pieces": 8}, {"batch_size": True}):
+        with pytest.raises(ValueError):
+            spacy.blank("en").add_pipe("encoder_boundaries", config=bad)
+
+
+def test_joint_parser_reads_the_encoders_evidence(trained_nlp, tmp_path):
+    """A strongly positive encoder (classifier bias +6 via calibration) with prior_weight > 0 makes
+    the trained parser start more sentences than the same parser without the evidence."""
+    enc = write_encoder_dir(tmp_path / "eager", calibration={"scale": 0.0, "shift": 6.0})
+    text = ("we met the team on monday and then we talked about the plan for the new office "
+            "after that they went home and the next day the work began again with the same people") * 3
+    plain = trained_nlp(text)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("encoder_boundaries")
+    nlp.get_pipe("encoder_boundaries").initialize(model_dir=enc)
+    nlp.add_pipe("joint_sbd_parser", source=trained_nlp)  # a copy: trained_nlp keeps its settings
+    assert len(list(nlp(text).sents)) == len(list(plain.sents))  # weight 0: the evidence is not read
+    nlp.get_pipe("joint_sbd_parser").prior_weight = 1.5
+    assert len(list(nlp(text).sents)) > len(list(plain.sents))
