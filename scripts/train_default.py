@@ -27,8 +27,8 @@ change to make with seeds, not in passing.
 `--context-tree` fits the clusters as one tree (`joint_sbd_parser`'s `context_tree`: a token
 compares itself with 32 centroids instead of 5,456).
 
-Boundary evidence as features (`--prior PATH`, a `train-prior` pipeline that never saw these
-treebanks, e.g. trained on running text only): its probabilities are written on every training
+Boundary evidence as features (`--prior PATH`, a `train-prior` pipeline or an `encoder_boundaries`
+one (projects/encoder) that never saw these treebanks, e.g. trained on running text only): its probabilities are written on every training
 and dev document and the parser reads them binned (`joint_sbd_parser`'s `prior_features`), so it
 learns how far to trust them where; the prior is saved in the pipeline, right before the parser.
 
@@ -92,9 +92,15 @@ def evaluate(golds: Tuple[List[Doc], List[DocRecord], Staged]) -> Dict:
     return {k: scores[k] for k in ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las")}
 
 
+PRIOR_COMPONENTS = ("boundary_prior", "encoder_boundaries")
+"""Components whose probabilities can become the parser's features (`--prior`)."""
+
+
 def load_prior(path: Path, wait_s: float):
-    """The boundary_prior pipeline at `path`, waiting up to `wait_s` seconds for it to appear."""
+    """(the prior pipeline at `path`, its prior component's name), waiting up to `wait_s` seconds
+    for it to appear: a `boundary_prior` (train-prior) or an `encoder_boundaries` (projects/encoder)."""
     from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (the factory)
+    from spacy_joint_sbd.pipeline.encoder_boundaries import EncoderBoundaries  # noqa: F401  (the factory)
 
     t0 = time.time()
     while not path.exists() and time.time() - t0 < wait_s:
@@ -107,9 +113,10 @@ def load_prior(path: Path, wait_s: float):
         prior_nlp = spacy.load(path)
     except (OSError, ValueError) as e:
         raise SystemExit(f"--prior {path}: not a saved pipeline ({e})")
-    if "boundary_prior" not in prior_nlp.pipe_names:
-        raise SystemExit(f"--prior {path} has no boundary_prior component")
-    return prior_nlp
+    names = [n for n in prior_nlp.pipe_names if n in PRIOR_COMPONENTS]
+    if len(names) != 1:
+        raise SystemExit(f"--prior {path}: expected one of {PRIOR_COMPONENTS}, found {prior_nlp.pipe_names}")
+    return prior_nlp, names[0]
 
 
 def _portable(value) -> str:
@@ -154,7 +161,8 @@ def main() -> None:
                     help=f"rows of the joint parser's hashed weight table (default: the component's, "
                          f"{DEFAULT_MODEL['n_rows']:,}; fewer rows fit a smaller cache but collide more)")
     ap.add_argument("--prior", type=Path, default=None,
-                    help="a boundary_prior pipeline (train-prior) that never saw the training documents: its "
+                    help="a boundary_prior (train-prior) or encoder_boundaries (projects/encoder) pipeline that "
+                         "never saw the training documents: its "
                          "probabilities become parser features (prior_features)")
     ap.add_argument("--prior-wait", type=float, default=0.0,
                     help="seconds to wait for --prior to appear (train-prior running beside this script writes "
@@ -255,13 +263,14 @@ def main() -> None:
             predicted.tensor = by_variant[v][i].tensor
         examples[(v, i)] = Example(predicted, by_variant[v][i])
     nlp.get_pipe("perceptron_tagger").use_tagger(tagger, clusters)
-    prior_nlp = load_prior(args.prior, args.prior_wait) if args.prior is not None else None
+    prior_nlp, prior_name = load_prior(args.prior, args.prior_wait) if args.prior is not None else (None, None)
     if prior_nlp is not None:
         t0 = time.time()
-        prior = prior_nlp.get_pipe("boundary_prior")
-        for _ in prior.pipe((eg.predicted for eg in examples.values()), batch_size=256):
+        prior = prior_nlp.get_pipe(prior_name)
+        docs = (eg.predicted for eg in examples.values())
+        for _ in tqdm(prior.pipe(docs, batch_size=256), total=len(examples), desc=prior_name, disable=None):
             pass  # writes doc._.boundary_probs on each training document
-        nlp.add_pipe("boundary_prior", source=prior_nlp, before="joint_sbd_parser")  # dev documents get them too
+        nlp.add_pipe(prior_name, source=prior_nlp, before="joint_sbd_parser")  # dev documents get them too
         print(f"boundary prior {args.prior} over {len(examples)} training documents ({time.time() - t0:.0f} s)")
 
     dev_gold = load_gold_docs(args.dev, vocab)
@@ -317,7 +326,7 @@ def main() -> None:
         use_numpy_gemm(final)  # prediction only: see the module docstring
     final.add_pipe("perceptron_tagger", config={"context_clusters": context}).use_tagger(tagger, clusters)
     if prior_nlp is not None:
-        final.add_pipe("boundary_prior", source=prior_nlp)
+        final.add_pipe(prior_name, source=prior_nlp)
     final.add_pipe("joint_sbd_parser", config={**parser_cfg, **chosen})
     final.get_pipe("joint_sbd_parser").from_bytes(best_bytes)
     nlp = final
