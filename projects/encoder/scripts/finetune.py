@@ -12,7 +12,8 @@ AdamW with linear warm-up over the first `--warmup` share of steps, then linear 
 Deterministic for one device: seeds fixed, no data-dependent randomness. `OUT_DIR/checkpoint.pt`
 (model, optimiser, schedule, step) is written every `--checkpoint-every` words and at the end,
 atomically; `--resume` goes on from it. At each word count in `--snapshots` the weights are saved
-as `OUT_DIR/words_<N>/` (`model.safetensors` + `config.json` + `train.json`), what `export.py` reads.
+as `OUT_DIR/words_<N>/` (`model.safetensors` + `config.json` + `train.json`), what `export.py` reads;
+with `--eval DEV.npz` (prepared dev windows) each snapshot's dev P/R/F1 goes into its `train.json`.
 On CUDA the forward and backward run in bfloat16 autocast (`--bf16 auto`).
 """
 import argparse
@@ -48,6 +49,30 @@ def batches(ids, labels, starts, order_from: int, batch: int, pad_id: int, cls_i
         yield torch.from_numpy(x), torch.from_numpy(m), torch.from_numpy(y), words
 
 
+def evaluate(model, path: Path, device, bf16: bool, pad_id: int, cls_id: int, sep_id: int, batch: int = 64) -> dict:
+    """Boundary P / R / F1 (percent) of the windows in `path` at logit >= 0 (p >= 0.5, uncalibrated)."""
+    d = numpy.load(path)
+    ids, labels, starts = d["ids"], d["labels"], d["starts"]
+    n = len(starts) - 1
+    tp = fp = fn = 0
+    model.eval()
+    with torch.no_grad():
+        stream = batches(ids, labels, starts, 0, min(batch, n), pad_id, cls_id, sep_id)
+        for _ in range(0, n, min(batch, n)):
+            x, m, y, _ = next(stream)
+            x, m, y = x.to(device), m.to(device), y.to(device)
+            with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=bf16):
+                logits = model(input_ids=x, attention_mask=m).logits[..., 0].float()
+            sel = y >= 0
+            pred, gold = (logits >= 0) & sel, (y == 1) & sel
+            tp += int((pred & gold).sum())
+            fp += int((pred & ~gold).sum())
+            fn += int((~pred & gold).sum())
+    model.train()
+    p, r = tp / max(1, tp + fp), tp / max(1, tp + fn)
+    return {"p": round(100 * p, 2), "r": round(100 * r, 2), "f": round(200 * p * r / max(1e-9, p + r), 2)}
+
+
 def save_atomic(obj, path: Path) -> None:
     tmp = path.with_suffix(".tmp")
     torch.save(obj, tmp)
@@ -71,6 +96,8 @@ def main() -> None:
     ap.add_argument("--device", default="auto")
     ap.add_argument("--bf16", default="auto", choices=["auto", "yes", "no"])
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's choice)")
+    ap.add_argument("--eval", type=Path, default=None,
+                    help="prepared dev windows (prepare.py --allow-dev): P/R/F1 at logit >= 0 at each snapshot")
     args = ap.parse_args()
 
     from transformers import BertForTokenClassification
@@ -158,9 +185,13 @@ def main() -> None:
         while snapshots and (words_done >= snapshots[0] or step == steps_total):
             snap = args.out / f"words_{snapshots.pop(0)}"
             model.save_pretrained(snap, safe_serialization=True)
-            (snap / "train.json").write_text(json.dumps(
-                {**cfg, "words": words_done, "steps": step, "seconds": round(time.time() - t_start, 1),
-                 "machine": machine, "log": log[-20:]}, indent=2))
+            record = {**cfg, "words": words_done, "steps": step, "seconds": round(time.time() - t_start, 1),
+                      "machine": machine, "log": log[-20:]}
+            if args.eval is not None:
+                record["eval"] = {"windows": args.eval.name,
+                                  **evaluate(model, args.eval, device, bf16, pad_id, cls_id, sep_id)}
+                print(json.dumps({"words": words_done, "eval": record["eval"]}), flush=True)
+            (snap / "train.json").write_text(json.dumps(record, indent=2))
         if words_done >= next_ckpt or step == steps_total:
             save_checkpoint()
             next_ckpt += args.checkpoint_every

@@ -66,12 +66,14 @@ def main() -> None:
     ap.add_argument("--max-pieces", type=int, default=254)
     ap.add_argument("--corrupt", type=float, default=0.6)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--allow-dev", action="store_true",
+                    help="read dev folders: evaluation windows only (finetune --eval), never training")
     args = ap.parse_args()
     if not 0 <= args.corrupt <= 1 or args.window_words < 2 or args.words < 0:
         sys.exit("error: --corrupt must be in [0, 1], --window-words >= 2, --words >= 0")
     rng = random.Random(args.seed)
     paths = [args.text / p for p in args.include.split(",") if p]
-    files = list(iter_text_files(paths, root=args.text))
+    files = list(iter_text_files(paths, root=args.text, allow_dev=args.allow_dev))
     rng.shuffle(files)
     pieces = WordPieces(args.tokenizer.read_text(encoding="utf8"))
     tokenizer = spacy.blank("en").tokenizer
