@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMATS = ("lines", "jsonl", "conllu")
@@ -46,11 +46,16 @@ def inputs(names: List[str], mb: float, folder: Path) -> Dict[str, Path]:
     return paths
 
 
-def peak_mb(cmd: List[str]) -> float:
-    """Peak RSS of the child running `cmd`, in MB (ru_maxrss is the largest of the children so far:
-    each measurement runs in a fresh child of its own, see `main`)."""
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1000  # kB on Linux
+def peak_mb(cmd: List[str], timeout: float) -> Tuple[float, bool]:
+    """(peak RSS of the child running `cmd` in MB, whether it was stopped after `timeout` seconds).
+    ru_maxrss is the largest of the children so far: each measurement runs in a fresh child of its
+    own (see `main`)."""
+    try:
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1000, timed_out  # kB on Linux
 
 
 def main() -> None:
@@ -60,10 +65,11 @@ def main() -> None:
     ap.add_argument("--inputs", default="prose,quotes,parens,equals", help="which inputs, comma-separated")
     ap.add_argument("--formats", default=",".join(FORMATS), help="which formats, comma-separated")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows here")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds a run may take (then stopped, marked)")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure one run in this child
     args = ap.parse_args()
     if args.one:
-        print(peak_mb(json.loads(args.one)))
+        print(json.dumps(peak_mb(json.loads(args.one), args.timeout)))
         return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -73,13 +79,15 @@ def main() -> None:
                        "-o", str(Path(tmp) / f"out.{fmt}"), "--overwrite"]
                 start = time.perf_counter()
                 # a fresh measuring process per run, so ru_maxrss holds this run's peak only
-                out = subprocess.run([sys.executable, __file__, "--one", json.dumps(cmd)], check=True,
-                                     capture_output=True, text=True).stdout
+                out = subprocess.run([sys.executable, __file__, "--one", json.dumps(cmd), "--timeout",
+                                      str(args.timeout)], check=True, capture_output=True, text=True).stdout
+                peak, timed_out = json.loads(out)
                 row = {"input": name, "mb": round(path.stat().st_size / MB, 2), "format": fmt,
-                       "peak_rss_mb": round(float(out), 1), "seconds": round(time.perf_counter() - start, 1)}
+                       "peak_rss_mb": round(peak, 1), "seconds": round(time.perf_counter() - start, 1),
+                       "timed_out": timed_out}
                 rows.append(row)
                 print(f"{name:7s} {row['mb']:6.2f} MB  {fmt:6s}  peak {row['peak_rss_mb']:8.1f} MB  "
-                      f"{row['seconds']:6.1f} s", flush=True)
+                      f"{row['seconds']:6.1f} s" + ("  (stopped: too slow)" if timed_out else ""), flush=True)
     result = {"model": Path(args.model).name, "python": platform.python_version(), "machine": platform.machine(),
               "rows": rows}
     if args.json:
