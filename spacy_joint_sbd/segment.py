@@ -19,6 +19,7 @@ Offsets are Python string indices into the decoded text: `text[s.start_char:s.en
 Whitespace-only tokens at a sentence's edges are not part of the sentence; a sentence of whitespace
 alone is not reported.
 """
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, TextIO, Tuple
 
@@ -209,10 +210,25 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
 
 def segment_texts(nlp: Language, items: Iterable[Tuple[str, str]], with_parse: bool = False,
                   batch_size: int = 64, n_process: int = 1) -> Iterator[Tuple[str, List[Sentence]]]:
-    """(source, text) pairs of texts that fit in one Doc, processed in batches (`nlp.pipe`)."""
+    """(source, text) pairs of texts that fit in one Doc, processed in batches (`nlp.pipe`).
+
+    Closed before its end (the caller stopped reading: an error, a signal), it kills its worker
+    processes first: spaCy's own close waits for each worker, and a worker sending a batch nobody
+    reads never ends (every worker holds the reading end of every result pipe)."""
     check_positive("batch_size", batch_size)
     check_positive("n_process", n_process)
     docs = nlp.pipe(((text, (source, text)) for source, text in items), as_tuples=True, batch_size=batch_size,
                     n_process=n_process)
-    for doc, (source, text) in docs:
-        yield source, doc_sentences(doc, source, 0, with_parse, text=text)
+    finished = False
+    try:
+        for doc, (source, text) in docs:
+            yield source, doc_sentences(doc, source, 0, with_parse, text=text)
+        finished = True
+    finally:
+        if not finished and n_process > 1:
+            from .textio.runner import end_workers  # not at the top: textio imports this module
+
+            end_workers()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # spaCy's W127: the workers did not complete (they were ended)
+                docs.close()

@@ -8,6 +8,7 @@ import typer
 from wasabi import msg
 
 from ..corpus import ConllUError
+from ..textio.runner import atomic_path  # noqa: F401  (the commands' atomic output, where it always was)
 
 
 def split_list(value: Optional[str]) -> Optional[List[str]]:
@@ -27,45 +28,6 @@ def portable_path(path) -> str:
         return Path(os.path.relpath(path)).as_posix()
     except ValueError:  # another drive on Windows
         return path.as_posix()
-
-
-@contextmanager
-def atomic_path(path: Path) -> Iterator[Path]:
-    """Yield a temporary sibling path, unique to this call (`.NAME.<pid>-<random>.partial`, so two
-    runs writing the same output never share it); move it over `path` only if the block succeeds,
-    else remove it (also on SIGTERM inside `terminate_as_exit`)."""
-    import secrets
-
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
-@contextmanager
-def terminate_as_exit() -> Iterator[None]:
-    """Within the block, SIGTERM ends the process as an exception (SystemExit 143) instead of at
-    once, so that `finally` blocks run (e.g. `atomic_path` removes its temporary file). Only in the
-    main thread (signals cannot be caught elsewhere); the previous handler is restored after."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_term(signum, frame):
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, on_term)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @contextmanager

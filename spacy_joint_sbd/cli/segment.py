@@ -7,7 +7,8 @@ at: `textio.html`). Offsets index the
 decoded input exactly, from files and stdin alike (both read without newline translation). Texts up
 to `--window-chars` go through `nlp.pipe` in batches (`--batch-size`, `--n-process`); longer texts
 are streamed in windows (`spacy_joint_sbd.segment`). Every bad option value, unreadable input and
-unloadable model is a one-line `error: ...` on stderr (exit 1; 2 for a malformed command line).
+unloadable model is a one-line `error: ...` on stderr; `EXIT_CODES` (the help's epilog) gives the
+exit codes. Signals, worker processes and partial output are the runner's (`textio.runner`).
 """
 import sys
 from pathlib import Path
@@ -19,10 +20,13 @@ from typer.core import TyperCommand
 from ..pipeline.newline_boundaries import MODES as NEWLINE_MODES  # registers the factory
 from ..pipeline.joint_settings import is_finite_number
 from ..pipeline.sentence_limits import check_limits
-from ..segment import DEFAULT_WINDOW_CHARS, SegmentStats
-from ..textio import STDIN, InputError, check_settings, expand_inputs, segment_files
+from ..segment import DEFAULT_WINDOW_CHARS
+from ..textio import STDIN, InputError, OutputError, check_settings, find_inputs, segment_files
+from ..textio.runner import BROKEN_PIPE_EXIT, guarded, is_special, open_output, quiet_stdout
 from . import app
-from ._util import atomic_path, terminate_as_exit
+
+USAGE_EXIT = 2
+"""The exit code of a malformed command line or a bad option value (click's, for usage errors)."""
 
 DEFAULT_MODEL = "en_joint_sbd"
 """The pipeline `segment` loads when no model is named (installed by README's main command)."""
@@ -33,9 +37,9 @@ def _say(kind: str, text: str) -> None:
     typer.echo(f"{kind}: {text}", err=True)
 
 
-def _fail(text: str) -> NoReturn:
+def _fail(text: str, code: int = 1) -> NoReturn:
     _say("error", text)
-    raise typer.Exit(1)
+    raise typer.Exit(code)
 
 
 def _is_model(name: str) -> bool:
@@ -82,10 +86,19 @@ class _SegmentCommand(TyperCommand):
             if getattr(e, "exit_code", None) != 2 or not hasattr(e, "format_message"):
                 raise
             _say("error", f"{e.format_message()} (see --help)")
-            raise SystemExit(2) from None
+            raise SystemExit(USAGE_EXIT) from None
 
 
-@app.command("segment", cls=_SegmentCommand)
+EXIT_CODES = ("Exit codes: 0 done; 1 an input, the pipeline or the output failed (one error: line naming it; "
+              "a file given with -o is not written), or a file found in a folder or by a glob was skipped (a warning "
+              "each, the rest written, a done: line counting them); 2 a malformed command line or a bad option "
+              "value; 128+N a signal N ended the run (130 Ctrl-C, 143 SIGTERM; no partial output is left); 141 "
+              "the reader of stdout went away (segment ... | head), quietly. A named file that does not decode "
+              "stops the run before anything is written.")
+"""`segment --help`'s epilog: the convention every exit of the command follows."""
+
+
+@app.command("segment", cls=_SegmentCommand, epilog=EXIT_CODES)
 def segment_cli(
     items: List[str] = typer.Argument(..., metavar="[MODEL] INPUT...",
                                       help="a pipeline (directory or package; default en_joint_sbd), then text "
@@ -132,20 +145,32 @@ def segment_cli(
     With --with-parse, each jsonl record also has tokens: text, start_char, end_char, head (the
     index of the head token within the sentence, 0-based; -1 for the root), dep (UD label), tag.
     """
+    with guarded():  # from the start: Ctrl-C while the pipeline loads is a quiet exit too
+        _segment(items, model, fmt, output, overwrite, with_parse, encoding, pattern, batch_size, n_process,
+                 window_chars, newlines, threshold, max_length, sb_bias_unmarked)
+
+
+def _segment(items: List[str], model: Optional[str], fmt: str, output: str, overwrite: bool, with_parse: bool,
+             encoding: str, pattern: str, batch_size: int, n_process: int, window_chars: int, newlines: str,
+             threshold: Optional[float], max_length: Optional[int], sb_bias_unmarked: Optional[float]) -> None:
     import spacy
 
     try:
-        _check_options(fmt, newlines, encoding, pattern, batch_size, n_process, window_chars, with_parse, output,
-                       overwrite)
+        _check_options(fmt, newlines, encoding, pattern, batch_size, n_process, window_chars, with_parse)
         check_limits(threshold, max_length, None, options=True)
         if sb_bias_unmarked is not None and not is_finite_number(sb_bias_unmarked):
             raise ValueError(f"--sb-bias-unmarked must be a finite number, got {sb_bias_unmarked!r}")
+    except ValueError as e:
+        _fail(str(e), USAGE_EXIT)
+    try:
+        _check_output(output, overwrite)
         name, inputs = split_model_and_inputs(items, model)
-        sources, problems = expand_inputs(inputs, pattern)
+        found, problems = find_inputs(inputs, pattern)
     except (InputError, ValueError) as e:
         _fail(str(e))
     for p in problems:
         _say("warning", p)
+    sources = found.sources
     if not sources:
         _fail("no input: nothing to segment")
     try:
@@ -166,30 +191,37 @@ def segment_cli(
                 pipe.cfg["max_length"] = max_length
             if sb_bias_unmarked is not None:
                 pipe.sb_bias_unmarked = float(sb_bias_unmarked)
-
-    def run(out) -> SegmentStats:
-        return segment_files(nlp, sources, out, fmt=fmt, with_parse=with_parse, encoding=encoding,
-                             batch_size=batch_size, n_process=n_process, window_chars=window_chars,
-                             warn=lambda text: _say("warning", text))
-
+    if not sets_sentences(nlp):
+        _fail(f"pipeline {name!r} sets no sentence boundaries (its components: "
+              f"{', '.join(nlp.pipe_names) or 'none'}): add a parser, senter or sentencizer")
     try:
-        with terminate_as_exit():
-            if output == STDIN:
-                stats = run(sys.stdout)
-            else:
-                with atomic_path(Path(output)) as tmp, open(tmp, "w", encoding="utf-8", newline="") as out:
-                    stats = run(out)
+        with open_output(output) as out:
+            stats = segment_files(nlp, sources, out, fmt=fmt, with_parse=with_parse, encoding=encoding,
+                                  batch_size=batch_size, n_process=n_process, window_chars=window_chars,
+                                  warn=lambda text: _say("warning", text), skippable=found.found)
     except InputError as e:
         _fail(str(e))
-    except OSError as e:  # writing the output (reading errors are InputErrors)
-        _fail(f"{output}: cannot write ({e.strerror or e})")
+    except (OutputError, OSError) as e:  # writing the output, or its last flush
+        error = e.os_error if isinstance(e, OutputError) else e
+        if output == STDIN and isinstance(error, BrokenPipeError):
+            quiet_stdout()  # the reader has gone, as `| head` does: no message, no more output
+            raise typer.Exit(BROKEN_PIPE_EXIT)
+        _fail(f"{'stdout' if output == STDIN else output}: cannot write ({error.strerror or error})")
     skipped = stats.extra.get("skipped", 0)
-    if output != STDIN or sys.stderr.isatty():
+    if output != STDIN or skipped or sys.stderr.isatty():
         _say("done", f"{stats.sentences} sentences from {len(sources) - skipped} inputs"
              + (f"; {skipped} skipped" if skipped else "")
              + (f"; {stats.forced_cuts} windows cut inside a sentence" if stats.forced_cuts else ""))
     if stats.sentences == 0:
         _say("warning", "empty input: no sentence found")
+    if skipped:
+        raise typer.Exit(1)
+
+
+def sets_sentences(nlp) -> bool:
+    """Whether the pipeline marks sentence boundaries (a blank one does not: `Doc.sents` would fail
+    on every text)."""
+    return nlp("This is one sentence. This is another one.").has_annotation("SENT_START")
 
 
 def set_newlines(nlp, mode: str) -> None:
@@ -213,7 +245,7 @@ _OPTION_NAMES = {"fmt": "--format", "with_parse": "--with-parse", "encoding": "-
 
 
 def _check_options(fmt: str, newlines: str, encoding: str, pattern: str, batch_size: int, n_process: int,
-                   window_chars: int, with_parse: bool, output: str, overwrite: bool) -> None:
+                   window_chars: int, with_parse: bool) -> None:
     """A ValueError naming the option and its value for the first bad option value (the settings
     `segment_files` takes are checked by its own `check_settings`, under their option names)."""
     check_settings(fmt, with_parse, encoding, batch_size, n_process, window_chars, name=_OPTION_NAMES.get)
@@ -221,13 +253,18 @@ def _check_options(fmt: str, newlines: str, encoding: str, pattern: str, batch_s
         raise ValueError(f"--newlines must be one of model, {', '.join(NEWLINE_MODES)}, got {newlines!r}")
     if not pattern.strip() or Path(pattern).is_absolute():
         raise ValueError(f"--pattern must be a relative glob such as '*.txt', got {pattern!r}")
+
+
+def _check_output(output: str, overwrite: bool) -> None:
+    """A ValueError if `output` cannot be written: a folder, in a missing folder, or a file that
+    exists without --overwrite (a device or a pipe, such as /dev/null, is written as it is)."""
     if output != STDIN:
         path = Path(output)
         if path.is_dir():
             raise ValueError(f"--output {output} is a folder: name a file")
         if not path.parent.is_dir():
             raise ValueError(f"--output {output}: the folder {path.parent} does not exist")
-        if path.exists() and not overwrite:
+        if path.exists() and not overwrite and not is_special(path):
             raise ValueError(f"{output} exists: give --overwrite to replace it")
 
 

@@ -193,7 +193,7 @@ def _read_jsonl(shard: Shard, encoding: str) -> List[Tuple[str, str]]:
 def write_shard(nlp, shard: Shard, settings: Settings, out) -> ShardResult:
     """Segment one shard into the open text file `out`, exactly as `segment` formats it."""
     from ..segment import SegmentStats, segment_stream, segment_texts
-    from ..textio import Writer, check_decodable, open_text, read_small
+    from ..textio import InputError, Writer, check_decodable, open_text, read_small
 
     writer = Writer(out, settings.fmt)
     parse = settings.with_parse or settings.fmt == "conllu"
@@ -225,6 +225,8 @@ def write_shard(nlp, shard: Shard, settings: Settings, out) -> ShardResult:
             e = exact
         raise ShardError(f"{shard.path}: not valid {settings.encoding} at byte {e.start} ({e.reason}); "
                          f"give the right --encoding") from None
+    except InputError as e:  # textio's reader names the place in the whole file itself
+        raise ShardError(str(e)) from None
     except OSError as e:
         raise ShardError(f"{shard.path}: cannot read ({e.strerror or e})") from None
     return res

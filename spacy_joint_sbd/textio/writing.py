@@ -1,7 +1,9 @@
 r"""The output formats of `segment`: `lines` (one sentence per line, inner line breaks shown as
 spaces, a blank line between sources), `jsonl` (one `Sentence.to_dict()` per line), `conllu`
 (one `# newdoc` per source, whitespace-only tokens left out) and `html` (a page to look at the
-sentences, their start probabilities and trees: `textio.html`).
+sentences, their start probabilities and trees: `textio.html`). Every format is written a
+sentence at a time, so memory does not grow with the length of a source; a failed write is an
+`OutputError`, never taken for a problem of the input being read.
 
 One record a line holds for every reader: `str.splitlines` (and many editors) also break lines at
 `\v`, `\f` (pdftotext's page break), `\x1c`-`\x1e`, NEL (U+0085), U+2028 and U+2029, so `lines`
@@ -12,7 +14,7 @@ import re
 from typing import Iterator, List, TextIO
 
 from ..corpus.record import ROOT, DocRecord
-from ..corpus.writer import write_records
+from ..corpus.writer import sentence_lines
 from ..segment import Sentence
 from .reading import STDIN
 
@@ -26,6 +28,14 @@ _INNER_BREAK = re.compile(r"\s*[%s]\s*" % re.escape(LINE_BREAKS))
 _JSON_ESCAPES = str.maketrans({c: f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"})
 STDIN_ID = "stdin"
 """The document id of stdin in CoNLL-U (`# newdoc id = stdin`, `# sent_id = stdin-0001`)."""
+
+
+class OutputError(Exception):
+    """Writing the output failed (`os_error` says why: a closed pipe, a full disk)."""
+
+    def __init__(self, os_error: OSError):
+        super().__init__(os_error.strerror or str(os_error))
+        self.os_error = os_error
 
 
 class Writer:
@@ -43,29 +53,46 @@ class Writer:
 
     def write(self, source: str, sentences: Iterator[Sentence]) -> int:
         """Write the sentences of one source; returns how many."""
-        n = 0
         if self.page is not None:
-            n = self.page.write(source, sentences)
-        elif self.fmt == "conllu":
-            sentences = list(sentences)
-            n = len(sentences)
-            write_records([sentences_to_record(STDIN_ID if source == STDIN else source, sentences)], self.out)
-        else:
-            if self.fmt == "lines" and self.n_sources:
-                self.out.write("\n")
-            for s in sentences:
-                n += 1
-                if self.fmt == "jsonl":
-                    self.out.write(json.dumps(s.to_dict(), ensure_ascii=False).translate(_JSON_ESCAPES) + "\n")
-                else:
-                    self.out.write(_INNER_BREAK.sub(" ", s.text) + "\n")
+            try:
+                n = self.page.write(source, sentences)
+            except OSError as e:
+                raise OutputError(e) from e
+            self.n_sources += 1
+            return n
+        n = numbered = 0
+        doc_id = STDIN_ID if source == STDIN else source
+        if self.fmt == "conllu":
+            self._put(f"# newdoc id = {doc_id}\n")
+        elif self.fmt == "lines" and self.n_sources:
+            self._put("\n")
+        for s in sentences:
+            n += 1
+            if self.fmt == "jsonl":
+                self._put(json.dumps(s.to_dict(), ensure_ascii=False).translate(_JSON_ESCAPES) + "\n")
+            elif self.fmt == "lines":
+                self._put(_INNER_BREAK.sub(" ", s.text) + "\n")
+            else:
+                rec = sentences_to_record(doc_id, [s])
+                if rec.words:  # not whitespace alone
+                    numbered += 1
+                    self._put("\n".join(sentence_lines(rec, 0, len(rec.words), numbered)) + "\n\n")
         self.n_sources += 1
         return n
 
     def close(self) -> None:
         """End the output after the last source (the page's script and end tags; nothing for the others)."""
         if self.page is not None:
-            self.page.close()
+            try:
+                self.page.close()
+            except OSError as e:
+                raise OutputError(e) from e
+
+    def _put(self, text: str) -> None:
+        try:
+            self.out.write(text)
+        except OSError as e:
+            raise OutputError(e) from e
 
 
 def sentences_to_record(source: str, sentences: List[Sentence]) -> DocRecord:
