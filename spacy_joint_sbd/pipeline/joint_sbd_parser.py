@@ -26,6 +26,7 @@ from ..corpus.docs import doc_name
 from ..scoring import score_examples
 from ..transition import DEFAULT_ATTRS, Parse, TransitionParser, n_classes_for
 from . import calibration, sentence_limits
+from .checksums import verify_bytes, verify_checksums, with_checksums, write_checksums
 from .context_clusters import ContextClusters, with_tensor
 from .doc_encoding import UnusableExample, gold_engine_doc, label_hashes, planned_engine_doc, set_parse
 from .joint_settings import LOAD_DEFAULTS, PREDICTION_SETTINGS, Learner, SBOracle, Setting, Update, check_settings
@@ -462,7 +463,7 @@ class JointSBDParser(TrainablePipe):
     def to_bytes(self, *, exclude=tuple()) -> bytes:
         self._averaged_into_model()
         try:
-            return super().to_bytes(exclude=exclude)
+            return with_checksums(super().to_bytes(exclude=exclude))
         finally:
             if self._parser is not None:
                 self._bind()
@@ -474,6 +475,7 @@ class JointSBDParser(TrainablePipe):
             raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes: {e})") from e
         if not isinstance(msg, dict) or "cfg" not in msg or "model" not in msg:
             raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes)")
+        verify_bytes(msg, self.name)
         try:
             cfg = self._check_cfg(srsly.json_loads(msg["cfg"]), "bytes")
         except ValueError as e:
@@ -552,6 +554,7 @@ class JointSBDParser(TrainablePipe):
         self._averaged_into_model()
         try:
             super().to_disk(path, exclude=exclude)
+            write_checksums(util.ensure_path(path), ("cfg", "model"))
         finally:
             if self._parser is not None:
                 self._bind()
@@ -561,6 +564,7 @@ class JointSBDParser(TrainablePipe):
         cfg_path = path / "cfg"
         if not cfg_path.exists() or not (path / "model").exists():
             raise ValueError(f"[{self.name}] {path} has no cfg/model: not a saved joint_sbd_parser")
+        verify_checksums(path, self.name)
         try:
             cfg = srsly.read_json(cfg_path)
         except ValueError as e:
