@@ -59,10 +59,13 @@ def plan_pieces(docs: Sequence[Doc], max_tokens: int, radius: Optional[int]) -> 
         if n <= max_tokens or core < 1:
             out.append((i, doc, 0, n, 0))
             continue
+        # `Span.as_doc` reads the whole Doc's array unless given it: once per Doc, not per piece
+        head = doc._get_array_attrs()
+        array = doc.to_array(head)
         for start in range(0, n, core):
             stop = min(n, start + core)
             lo, hi = max(0, start - radius), min(n, stop + radius)
-            out.append((i, doc[lo:hi].as_doc(), start - lo, stop - start, start))
+            out.append((i, doc[lo:hi].as_doc(array_head=head, array=array), start - lo, stop - start, start))
     return out
 
 

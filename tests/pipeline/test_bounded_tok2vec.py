@@ -101,3 +101,23 @@ def test_bad_arguments_are_refused(tok2vec_nlp):
         bound_tok2vec(nlp)
     with pytest.raises(ValueError, match="max_tokens must be an int >= 64, got 0"):
         bound_tok2vec(tok2vec_nlp, max_tokens=0)
+
+
+def test_a_long_doc_is_read_once_not_once_per_piece(tok2vec_nlp):
+    """`Span.as_doc` reads the whole Doc's array unless given it: a Doc cut into k pieces read k
+    times made the cutting quadratic (a 1 MB run of brackets took 10 times prose's time)."""
+    from spacy.tokens import Doc
+
+    from spacy_joint_sbd.pipeline.bounded_tok2vec import plan_pieces
+
+    reads = []
+
+    class CountingDoc(Doc):
+        def to_array(self, *args, **kwargs):
+            reads.append(len(self))
+            return super().to_array(*args, **kwargs)
+
+    doc = CountingDoc(tok2vec_nlp.vocab, words=["("] * 5000)
+    pieces = plan_pieces([doc], 64, 4)
+    assert len(pieces) == -(-5000 // 56) and reads == [5000]
+    assert [len(p[1]) for p in pieces[:2]] == [60, 64] and pieces[1][2:] == (4, 56, 56)
