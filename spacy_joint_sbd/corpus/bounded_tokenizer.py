@@ -101,7 +101,8 @@ def join_pieces(vocab, docs: List[Doc]) -> Doc:
     """The Doc of the pieces' tokens in order, with their texts, whitespace and norms (what a
     tokenizer sets), and `is_sent_start = False` on each later piece's first token. Built from
     their arrays at once: `Doc.from_docs` makes a Token object per token three times over, which
-    took 21 s for 400,000 one-character tokens, growing faster than the text."""
+    took 8.6 s for 400,000 one-character tokens (0.24 s from the arrays), growing faster than the
+    text."""
     arrays = [d.to_array([ORTH, NORM, SPACY]) for d in docs if len(d)]
     if not arrays:
         return Doc(vocab)

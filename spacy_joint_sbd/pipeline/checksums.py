@@ -41,7 +41,8 @@ def _digests(value: Any, where: str, component: str) -> Dict[str, str]:
         isinstance(k, str) and k and "/" not in k and "\\" not in k and k not in (".", "..")
         and isinstance(v, str) and _HEX.fullmatch(v) for k, v in value.items())
     if not ok:
-        raise ValueError(f"[{component}] {where}: truncated or foreign checksums (expected file names and sha256 digests)")
+        raise ValueError(f"[{component}] {where}: truncated or foreign checksums "
+                         f"(expected file names and sha256 digests)")
     return value
 
 

@@ -59,7 +59,8 @@ def test_a_damaged_saved_file_is_a_one_line_error_naming_it(saved, tmp_path, com
     with pytest.raises(ValueError) as err:
         spacy.load(model)
     message = str(err.value)
-    assert message.startswith(f"[{component}] {target}: corrupted or changed since it was saved") and "\n" not in message
+    assert message.startswith(f"[{component}] {target}: corrupted or changed since it was saved")
+    assert "\n" not in message
 
 
 def test_a_folder_saved_without_checksums_loads_unchecked(saved, tmp_path):
