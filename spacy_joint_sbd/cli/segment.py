@@ -122,8 +122,10 @@ def segment_cli(
                                       "opening adjacent lines (model: as the pipeline does; en_joint_sbd: "
                                       "paragraph; ignore: none of these)"),
     threshold: Optional[float] = typer.Option(None, "--threshold", metavar="P",
-                                              help="split exactly where token._.sent_start_prob >= P, in (0, 1] "
-                                                   "(default: the parser's own decisions)"),
+                                              help="split exactly where token._.sent_start_prob >= P, in (0, 1]: "
+                                                   "keeps boundaries at least P likely to be right, so 0.5 keeps "
+                                                   "fewer than the parser's own on unpunctuated text, where many "
+                                                   "of them are less sure (default: the parser's own decisions)"),
     max_length: Optional[int] = typer.Option(None, "--max-length", metavar="N",
                                              help="cut sentences longer than N characters at their most probable "
                                                   "boundaries"),

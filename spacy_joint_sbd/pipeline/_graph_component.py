@@ -23,6 +23,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..corpus.labels import UD_ROOT, to_spacy_dep
+from .checksums import verify_checksums, write_checksums
 
 
 def _dep_getter(token, attr):
@@ -168,12 +169,14 @@ class GraphComponent(Pipe):
         srsly.write_json(path / "cfg", self.cfg)
         with (path / "model").open("wb") as f:
             f.write(self._model().to_bytes())
+        write_checksums(path, ("cfg", "model"))
 
     def from_disk(self, path, *, exclude=tuple()):
         path = util.ensure_path(path)
         cfg_path, model_path = path / "cfg", path / "model"
         if not cfg_path.is_file() or not model_path.is_file():
             raise self._error(str(path), "folder", "cfg or model file missing")
+        verify_checksums(path, self.name)
         cfg, data = self._read(cfg_path, model_path)
         self._apply(cfg, self._load_model(data, str(model_path), "model file"))
         return self

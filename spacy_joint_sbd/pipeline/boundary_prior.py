@@ -32,6 +32,7 @@ from ..boundary.context_head import ContextHead, blend
 from ..boundary.features import train_doc
 from ..boundary.model import DEFAULT_N_ROWS, DEFAULT_WINDOW
 from ._weights_pipe import WeightsPipe
+from .checksums import verify_checksums
 
 DEFAULT_PRIOR_MODEL = Config().from_str(f"""
 [model]
@@ -248,15 +249,23 @@ class BoundaryPriorPipe(WeightsPipe):
         return self
 
     def to_disk(self, path, *, exclude=tuple()) -> None:
-        super().to_disk(path, exclude=exclude)
         head_path = util.ensure_path(path) / "head"
+        head_path.parent.mkdir(parents=True, exist_ok=True)
         if self.context_head is not None:
             srsly.write_msgpack(head_path, self.context_head.get_state())
         elif head_path.exists():
             head_path.unlink()
+        super().to_disk(path, exclude=exclude)  # after the head: its checksum too
+
+    def _saved_files(self) -> tuple:
+        return ("cfg", "model", "head")
 
     def from_disk(self, path, *, exclude=tuple()) -> "BoundaryPriorPipe":
-        head_path = util.ensure_path(path) / "head"
+        path = util.ensure_path(path)
+        if not (path / "cfg").exists() or not (path / "model").exists():
+            raise ValueError(f"[{self.name}] {path} has no cfg/model: not a saved {self.kind}")
+        verify_checksums(path, self.name)
+        head_path = path / "head"
         state = None
         if head_path.exists():
             try:
@@ -264,7 +273,7 @@ class BoundaryPriorPipe(WeightsPipe):
             except Exception as e:  # noqa: BLE001 - msgpack raises many types on foreign files
                 raise ValueError(f"[{self.name}] {head_path}: truncated or foreign context head ({e})") from e
         head = self._head_from(state)
-        super().from_disk(path, exclude=exclude)
+        self._load_disk(path)
         self._attach(head)
         return self
 

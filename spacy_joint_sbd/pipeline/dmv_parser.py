@@ -44,6 +44,7 @@ from ..dmv.model import DMV, DMVSentence, induce, make_sentence, supervised
 from ..graph.constraints import check_name
 from ..graph.punct_attach import reattach_punct
 from ._graph_component import make_graph_dep_scorer
+from .checksums import verify_checksums, write_checksums
 
 TAG_ATTRS = ("pos", "tag")
 
@@ -281,11 +282,13 @@ class DMVParser(Pipe):
         path.mkdir(parents=True, exist_ok=True)
         with (path / "model").open("wb") as f:
             f.write(self.to_bytes())
+        write_checksums(path, ("model",))
 
     def from_disk(self, path, *, exclude=tuple()) -> "DMVParser":
         path = util.ensure_path(path) / "model"
         if not path.is_file():
             raise self._error(str(path), "file missing")
+        verify_checksums(path.parent, self.name)
         try:
             msg = srsly.msgpack_loads(path.read_bytes())
         except Exception as e:  # noqa: BLE001

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, Generic, Iterable, Literal, Mapping, Opt
 
 from ..learn.kmeans import check_tree_ks
 from ..transition import UPDATES
+from ..transition.beam import MAX_BEAM_WIDTH
 from .context_clusters import check_ks
 from .doc_encoding import check_attrs
 from .sentence_limits import check_limits
@@ -72,8 +73,8 @@ def _positive(value: Any) -> float:
 
 
 def _beam(value: Any) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
-        raise TypeError("an int >= 1")
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or not 1 <= value <= MAX_BEAM_WIDTH:
+        raise TypeError(f"an int in [1, {MAX_BEAM_WIDTH}]")
     return int(value)
 
 

@@ -6,14 +6,18 @@ its config: `spacy train`, `spacy.load`, `spacy package`d pipelines alike; a pip
 Python (`spacy.blank` + `add_pipe`) calls `use_numpy_gemm(nlp)`, which applies the ops and writes
 the callback into `nlp.config` for the saved pipeline. The default pipeline uses it for its frozen
 tok2vec (the same vectors up to float rounding, at about 0.6 of the CPU time where BLIS
-runs its generic kernels).
+runs its generic kernels). It also makes those that are spaCy `tok2vec` components predict in
+bounded pieces (`pipeline.bounded_tok2vec`: the same vectors, at most 4,096 tokens in the network
+at once, whatever the Doc's length or the batch's).
 """
 from typing import Callable, List, Sequence
 
 from spacy.language import Language
+from spacy.pipeline import Tok2Vec
 from spacy.util import registry
 
 from ..learn.blas import OneThreadNumpyOps
+from .bounded_tok2vec import bound_tok2vec
 
 NAME = "spacy_joint_sbd.numpy_gemm.v1"
 
@@ -32,6 +36,7 @@ def make_numpy_gemm(components: List[str] = ["tok2vec"]) -> Callable[[Language],
             raise ValueError(f"numpy_gemm: the pipeline has no component {missing} "
                              f"(it has {nlp.component_names})")
         _set_ops(nlp, names)
+        bound_tok2vec(nlp, [c for c in names if isinstance(nlp.get_pipe(c), Tok2Vec)])
         return nlp
 
     return numpy_gemm

@@ -4,6 +4,7 @@ English tokenizer, and the time grows fourfold per doubling."""
 import pickle
 import random
 
+import numpy
 import pytest
 import spacy
 from spacy.tokenizer import Tokenizer
@@ -158,3 +159,23 @@ def test_a_lone_surrogate_names_its_place_in_the_text(pair, text, at):
         pair[1](text)
     assert err.value.start == at
     assert [t.text for t in pair[1]("a \U0001F600 b")] == ["a", "\U0001F600", "b"]   # a real pair is fine
+
+
+def test_a_cut_runs_doc_holds_each_pieces_tokens_as_the_tokenizer_made_them(pair):
+    """Joining the pieces keeps every token's text, whitespace, offsets and norm (tokenizer
+    exceptions set norms: "n't" is "not") as spaCy's tokenizer gives them piece by piece, and marks
+    only the cuts."""
+    from spacy.attrs import LENGTH, NORM, ORTH, SPACY
+
+    _, bounded = pair
+    text = "Start. I don't " + "x" * 2500 + " can't\n" + "(" * 1200 + "won't" + '"' * 3000 + " End. "
+    pieces = [Tokenizer.__call__(bounded, p) for p in bt.cut_long_runs(text)]
+    doc = bounded(text)
+    attrs = [ORTH, NORM, SPACY, LENGTH]
+    assert doc.text == text and len(pieces) == 7
+    assert (doc.to_array(attrs) == numpy.concatenate([p.to_array(attrs) for p in pieces])).all()
+    assert [t.idx for t in doc] == [t.idx + len("".join(bt.cut_long_runs(text)[:k]))
+                                    for k, p in enumerate(pieces) for t in p]
+    assert [t.norm_ for t in doc if t.text == "n't"] == ["not"] * 3
+    cuts = numpy.cumsum([len(p) for p in pieces[:-1]]).tolist()
+    assert [t.i for t in doc if t.is_sent_start is False] == cuts

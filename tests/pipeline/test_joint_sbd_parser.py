@@ -132,6 +132,7 @@ def test_the_saved_table_is_packed_and_a_dense_one_still_loads(trained_nlp, tmp_
     dense = srsly.msgpack_dumps(Model.to_dict(model))  # Thinc's own layout, as saved before packing
     assert len(dense) > W.nbytes
     model_file.write_bytes(dense)
+    (model_file.parent / "checksums.json").unlink()  # saved before checksums too
     nlp2 = spacy.load(tmp_path / "model")
     assert numpy.array_equal(nlp2.get_pipe("joint_sbd_parser").model.get_param("W").view("u2"), W.view("u2"))
     assert heads_and_starts(nlp2(TEXT)) == heads_and_starts(trained_nlp(TEXT))
@@ -168,6 +169,7 @@ def test_a_float32_table_saved_before_half_precision_loads_and_stays(trained_nlp
     model = spacy.load(tmp_path / "model").get_pipe("joint_sbd_parser").model.copy()
     model.set_param("W", model.get_param("W").astype(numpy.float32))
     model_file.write_bytes(model.to_bytes())
+    (model_file.parent / "checksums.json").unlink()  # saved before checksums too
     nlp2 = spacy.load(tmp_path / "model")
     pipe = nlp2.get_pipe("joint_sbd_parser")
     assert not pipe.parser.weights.half_only and pipe.model.get_param("W").dtype == numpy.float32
@@ -180,6 +182,9 @@ def test_truncated_and_foreign_model_files(trained_nlp, tmp_path):
     trained_nlp.to_disk(tmp_path / "model")
     model_file = tmp_path / "model" / "joint_sbd_parser" / "model"
     model_file.write_bytes(model_file.read_bytes()[:1000])
+    with pytest.raises(ValueError, match="model: corrupted or changed since it was saved"):
+        spacy.load(tmp_path / "model")
+    (model_file.parent / "checksums.json").unlink()  # without checksums, the reader's own checks
     with pytest.raises(ValueError, match="truncated or foreign"):
         spacy.load(tmp_path / "model")
     model_file.write_bytes(b"this is not a model")
@@ -245,6 +250,7 @@ def test_failed_load_leaves_the_component_as_it_was(trained_nlp):
     msg = srsly.msgpack_loads(data)
     msg["cfg"] = srsly.json_dumps({**cfg, "labels": ["a", "b"], "beam_width": 3})
     msg["model"] = b"garbage"
+    del msg["sha256"]  # as saved before checksums: the load itself must refuse it
     for bad in (data[: len(data) // 2], srsly.msgpack_dumps(msg)):
         with pytest.raises(ValueError, match="foreign or truncated"):
             pipe.from_bytes(bad)
@@ -312,6 +318,7 @@ def test_saved_cfg_attrs_are_normalised_on_load(trained_nlp, tmp_path):
     cfg = srsly.read_json(cfg_path)
     cfg["attrs"] = [a.lower() for a in cfg["attrs"]]
     srsly.write_json(cfg_path, cfg)
+    (cfg_path.parent / "checksums.json").unlink()  # a deliberate edit of the saved cfg
     nlp2 = spacy.load(tmp_path / "m")
     assert heads_and_starts(nlp2(TEXT)) == heads_and_starts(trained_nlp(TEXT))
     cfg["attrs"] = ["NORM", "NOT_AN_ATTR"]

@@ -9,7 +9,7 @@ import spacy
 from spacy_joint_sbd.pipeline.joint_settings import (LOAD_DEFAULTS, PREDICTION_SETTINGS, SETTINGS, check_setting,
                                                      check_settings)
 
-BAD = [("beam_width", 0), ("beam_width", True), ("beam_width", 2.5), ("sb_bias", math.nan), ("sb_bias", "8"),
+BAD = [("beam_width", 0), ("beam_width", True), ("beam_width", 2.5), ("beam_width", 65537), ("sb_bias", math.nan), ("sb_bias", "8"),
        ("sb_bias", None), ("sb_bias_unpunctuated", math.inf), ("sb_bias_unmarked", None), ("prior_weight", -1.0),
        ("threshold", 1.5),
        ("max_length", 0), ("update", "beam"), ("sb_oracle", "middle"), ("learner", "svm"), ("pa_c", 0.0),
@@ -77,3 +77,13 @@ def test_check_settings_normalises_and_names_unknown_settings():
     assert out["attrs"] == ["NORM", "SHAPE"] and out["sb_bias"] == 2.0 and set(out) == set(SETTINGS)
     with pytest.raises(KeyError, match="no setting 'beam'"):
         check_setting("beam", 8, "p")
+
+
+def test_a_beam_wider_than_the_engine_takes_is_refused_at_load(trained_model_dir):
+    """The engine's widest beam (`transition.beam.MAX_BEAM_WIDTH`) is the setting's limit, so a
+    config override past it fails in `spacy.load`, not at the first parse."""
+    from spacy_joint_sbd.transition.beam import MAX_BEAM_WIDTH
+
+    assert check_setting("beam_width", MAX_BEAM_WIDTH, "p") == MAX_BEAM_WIDTH
+    with pytest.raises(ValueError, match=rf"beam_width must be an int in \[1, {MAX_BEAM_WIDTH}\], got 65537"):
+        spacy.load(trained_model_dir, config={"components": {"joint_sbd_parser": {"beam_width": 65537}}})

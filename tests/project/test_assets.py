@@ -45,6 +45,33 @@ def test_every_asset_has_a_destination_and_a_source():
             assert "not-to-release" in asset["description"] or "the same way" in asset["description"]
 
 
+PROJECTS = [ROOT] + sorted(p.parent for p in (ROOT / "projects").glob("*/project.yml"))
+MD5 = re.compile(r"^[0-9a-f]{32}$")
+HEXISH = re.compile(r"^[0-9a-f]{7,40}$")  # what a (short) commit id looks like
+BRANCH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
+
+
+@pytest.mark.parametrize("project", PROJECTS, ids=lambda p: p.name)
+def test_every_projects_assets_have_a_shape_weasel_can_fetch(project):
+    """Each project.yml's assets, as Weasel loads them (offline; nothing is fetched): a git asset
+    names a branch (Weasel runs `git clone -b BRANCH`, which refuses a commit, and passes a missing
+    branch on as "None"), a URL asset is a file at a pinned commit with an md5 checksum, and no two
+    assets share a destination."""
+    from weasel.util import load_project_config
+
+    assets = load_project_config(project).get("assets", [])
+    assert len({a["dest"] for a in assets}) == len(assets)
+    for asset in assets:
+        if "git" in asset:
+            branch = asset["git"].get("branch")
+            assert isinstance(branch, str) and BRANCH.match(branch) and not HEXISH.match(branch), asset
+            assert asset["git"]["repo"].startswith("https://") and isinstance(asset["git"].get("path"), str), asset
+        elif "url" in asset:
+            m = re.match(r"https://raw\.githubusercontent\.com/[^/]+/[^/]+/([^/]+)/", asset["url"])
+            assert m and COMMIT.match(m.group(1)), asset["url"]
+            assert MD5.match(asset.get("checksum") or ""), asset
+
+
 def test_assets_cover_what_the_data_command_writes():
     project = srsly.read_yaml(ROOT / "project.yml")
     data = next(c for c in project["commands"] if c["name"] == "data")

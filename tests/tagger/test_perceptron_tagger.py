@@ -111,6 +111,9 @@ def test_component_trains_and_round_trips(sample_docs, tmp_path):
     with pytest.raises(ValueError, match="perceptron_tagger"):
         loaded.get_pipe("perceptron_tagger").from_bytes(b"\x00not a model")
     (tmp_path / "p" / "perceptron_tagger" / "model").write_bytes(b"truncated")
+    with pytest.raises(ValueError, match=r"perceptron_tagger\] .*model: corrupted"):
+        spacy.load(tmp_path / "p")
+    (tmp_path / "p" / "perceptron_tagger" / "checksums.json").unlink()  # without checksums: the reader's checks
     with pytest.raises(ValueError, match="truncated or foreign"):
         spacy.load(tmp_path / "p")
 
