@@ -77,12 +77,20 @@ def make_meta(model_meta: Dict, report: Path) -> Dict:
     rows = "\n".join(f"| {name} | {100 * s['sents_p']:.2f} | {100 * s['sents_r']:.2f} | {100 * s['sents_f']:.2f} | "
                      f"{100 * s['dep_las']:.2f} |" for name, s in scores.items())
     own = str(model_meta.get("description") or "").strip().rstrip(".")
+    encoder = "encoder_boundaries" in (model_meta.get("pipeline") or [])
+    evidence = (
+        "a boundary_prior (a hashed n-gram model of sentence starts trained on the treebanks and on punctuated "
+        "running text: books, meeting transcripts, conversation, task dialogues, speeches, in plain, star and "
+        "hard-wrapped variants) blended with encoder_boundaries (all-MiniLM-L6-v2, Apache-2.0, fine-tuned on "
+        "the same running text to mark sentence starts, a share of it lower-cased without punctuation; run "
+        "by onnxruntime in int8)" if encoder else
+        "a boundary_prior: a hashed n-gram model of sentence starts trained on the treebanks and on punctuated "
+        "running text (books, meeting transcripts, conversation, task dialogues, speeches) in plain, star and "
+        "hard-wrapped variants")
     description = (
         f"{own or 'Sentence boundaries and dependency trees predicted jointly over whole documents'}. "
-        "The joint parser also reads a boundary_prior: "
-        "a hashed n-gram model of sentence starts trained on the treebanks and on punctuated running text "
-        "(books, meeting transcripts, conversation, task dialogues, speeches) in plain, star and hard-wrapped "
-        f"variants, added to the SB move's score with weight {settings['prior_weight']}. newline_boundaries "
+        f"The joint parser also reads {evidence}, "
+        f"added to the SB move's score with weight {settings['prior_weight']}. newline_boundaries "
         "makes blank lines boundaries. One pipeline for punctuated and unpunctuated English "
         "(e.g. speech transcripts, lower-cased text).")
     notes = (
@@ -95,6 +103,9 @@ def make_meta(model_meta: Dict, report: Path) -> Dict:
         "(CC BY-NC-SA 4.0) applies to the model.")
     sources = [TREEBANK_SOURCES.get(src.get("name"), src) if isinstance(src, dict) else {"name": str(src)}
                for src in model_meta.get("sources") or []] + TEXT_SOURCES
+    if encoder:
+        sources.append({"name": "all-MiniLM-L6-v2 (sentence-transformers), the encoder's pretrained weights",
+                        "url": "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2", "license": "Apache-2.0"})
     return {"description": description, "performance": performance, "notes": notes, "sources": sources}
 
 
