@@ -24,6 +24,7 @@ def main() -> None:
     if args.like:
         nlp.tokenizer = spacy.load(args.like).tokenizer
     nlp.add_pipe("encoder_boundaries").initialize(model_dir=args.encoder)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     nlp.to_disk(args.out)
     print(f"{args.out}: {nlp.pipe_names}")
 
