@@ -160,7 +160,17 @@ def main() -> None:
                     help="also write the EWT* dev precision-recall and reliability plots here (matplotlib)")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                     help="processes scoring the sets side by side (default: 2, or 1 on one core)")
+    ap.add_argument("--root", type=Path, default=None,
+                    help="the root project's folder, where corpus/ and metrics/ are (default: here); the "
+                         "other paths are taken from here")
     args = ap.parse_args()
+    if args.root is not None:  # paths given here stay as meant, the sets and peers are read there
+        for key in ("metrics", "report", "publish", "table", "curves"):
+            if getattr(args, key) is not None:
+                setattr(args, key, getattr(args, key).resolve())
+        if args.model and Path(args.model).exists():
+            args.model = str(Path(args.model).resolve())
+        os.chdir(args.root)
     if args.publish:
         if args.model or args.peer or args.report or args.metrics or args.table or args.curves:
             ap.error("--publish takes no other argument")
