@@ -5,7 +5,8 @@
 
 The prior goes right before `joint_sbd_parser` (a `boundary_prior`, a `senter_prior` or an
 `encoder_boundaries`; each in turn when several pipelines are given, the last blended with those
-before it by `--blend`);
+before it by `--blend`; `--punct-blends` tries the encoder's own blend on punctuated Docs too,
+`encoder_boundaries`' `blend_punctuated`, each value with the weight and biases it gets);
 `cli.tune_bias.tune_prior` chooses `prior_weight`,
 `sb_bias` (EWT dev plain; with `--raw-dev CONLLU`, the mean F1 of that and of the treebank's dev
 documents rebuilt as raw text, `corpus.raw_text`, through the whole pipeline as users run it) and `sb_bias_unpunctuated`
@@ -74,6 +75,16 @@ def add_priors(nlp, paths: List[Path], blend: Optional[float] = None) -> None:
             nlp.get_pipe_config(names[0])["blend"] = float(blend)
 
 
+def set_blend_punctuated(nlp, value: Optional[float]) -> None:
+    """The encoder's blend on Docs with sentence-final punctuation (None: its `blend`), in the
+    component and its config."""
+    if "encoder_boundaries" not in nlp.pipe_names:
+        raise SystemExit("--punct-blends needs an encoder_boundaries pipeline among the priors")
+    value = None if value is None else float(value)
+    nlp.get_pipe("encoder_boundaries").cfg["blend_punctuated"] = value
+    nlp.get_pipe_config("encoder_boundaries")["blend_punctuated"] = value
+
+
 def calibrate(nlp, sets, curves: Path = None) -> dict:
     """Fit the parser's calibration on `sets` ({name: gold docs}), set it, return ECE figures."""
     rows = {name: calibration.collect(nlp, docs) for name, docs in sets.items()}
@@ -133,6 +144,9 @@ def main() -> None:
     ap.add_argument("--blend", type=float, default=None,
                     help="a senter_prior's or encoder_boundaries' blend with the probabilities of a prior before it "
                          "(1: replace them)")
+    ap.add_argument("--punct-blends", default="",
+                    help="encoder_boundaries' blends on punctuated Docs tried besides its blend "
+                         "(`blend_punctuated`, e.g. 0,0.35); the best on dev is kept")
     ap.add_argument("--newlines", default="paragraph", choices=("ignore", "line", "paragraph"),
                     help="newline_boundaries first in the pipeline: blank lines (paragraph) are boundaries")
     args = ap.parse_args()
@@ -148,21 +162,34 @@ def main() -> None:
     weights = [float(w) for w in args.weights.split(",") if w.strip()]
     raw = list(raw_documents(args.raw_dev)) if args.raw_dev else []
     shifts = [float(k) for k in args.punct_shifts.split(",") if k.strip()]
-    chosen, table = tune_prior(nlp, dev["plain"], [dev["star"], text_dev], weights=weights, punct_shifts=shifts,
-                               punct_raw=raw)
+    punct_blends = [float(x) for x in args.punct_blends.split(",") if x.strip()]
+    chosen, table, best, chosen_blend = None, None, -1.0, None
+    for bp in ([None, *punct_blends] if punct_blends else [None]):
+        if punct_blends:  # the encoder's blend on punctuated Docs (None: its blend), with the w and biases it gets
+            set_blend_punctuated(nlp, bp)
+        c, t = tune_prior(nlp, dev["plain"], [dev["star"], text_dev], weights=weights, punct_shifts=shifts,
+                          punct_raw=raw)
+        total = next(r["best_total"] for r in t if r["prior_weight"] == c["prior_weight"])
+        if punct_blends:
+            print(f"blend_punctuated {bp}: {c}, dev F1 punctuated + mean unpunctuated {total:.4f}")
+        if total > best + 1e-9:
+            chosen, table, best, chosen_blend = c, t, total, bp
+    if punct_blends:
+        set_blend_punctuated(nlp, chosen_blend)
     parser = nlp.get_pipe("joint_sbd_parser")
     config = nlp.get_pipe_config("joint_sbd_parser")
     for key, value in chosen.items():
         parser.cfg[key] = value
         config[key] = value
-    print(f"chosen on dev: {chosen}")
+    print(f"chosen on dev: {chosen}" + (f", encoder blend_punctuated {chosen_blend}" if punct_blends else ""))
     calib = calibrate(nlp, {"EWT dev": dev["plain"], "EWT dev*": dev["star"], "text dev*": text_dev}, args.curves)
     nlp.to_disk(args.out)
     before, after = trim_strings(args.out, pipeline_labels(nlp.pipe_labels))  # loads faster, predicts the same
     print(f"saved {args.out}; its vocab keeps {after:,} of {before:,} strings (the labels)")
     if args.metrics:
         args.metrics.parent.mkdir(parents=True, exist_ok=True)
-        args.metrics.write_text(json.dumps({"chosen": chosen, "tuning": table, "calibration": calib}, indent=2))
+        extra = {"blend_punctuated": chosen_blend} if punct_blends else {}
+        args.metrics.write_text(json.dumps({"chosen": chosen, **extra, "tuning": table, "calibration": calib}, indent=2))
 
 
 if __name__ == "__main__":

@@ -209,6 +209,7 @@ def tune_prior(nlp: Language, punct_docs: Sequence, unpunct_sets: Sequence[Seque
                 row["sb_bias_raw"] = {str(b): s for b, s in raw.items()}
             table.append(row)
             total = mean_p[bp] + mean_u[bu]
+            row["best_total"] = total  # this w's best punctuated + mean unpunctuated dev F1
             if total > best[1] + 1e-9:
                 best = ({"prior_weight": w, "sb_bias": bp, "sb_bias_unpunctuated": bu}, total)
     finally:

@@ -5,7 +5,10 @@ and `prior_features` read, from a fine-tuned BERT token classifier run by onnxru
 (`spacy_joint_sbd.encoder`): the Doc's words (whitespace tokens left out: they never start a
 sentence and get `CLIP`) in overlapping windows, each word scored where it is most central, any
 length in bounded memory. `blend` b mixes with probabilities an earlier component wrote, in
-log-odds: (1 − b) · earlier + b · own.
+log-odds: (1 − b) · earlier + b · own. `blend_punctuated`, when set, is b instead for a Doc that
+marks sentence ends with punctuation (`final_punct.has_final_punct`, the regime that picks the
+parser's SB bias): the encoder is uncased and learnt mostly on speech-like text, and edited text may
+need little of it; at 0 such a Doc keeps the earlier probabilities and the encoder does not run.
 
 The encoder comes from an encoder directory (`spacy_joint_sbd.encoder.files`): at `initialize`
 (`[initialize.components.encoder_boundaries] model_dir = ...`) or with the pipeline's own saved
@@ -26,6 +29,7 @@ from ..boundary import DOC_PROBS
 from ..encoder.files import EncoderFiles
 from ..learn.logistic import sigmoid
 from . import boundary_prior  # noqa: F401  (the Doc extension and the scorer)
+from .final_punct import has_final_punct
 
 CLIP = 1e-6
 """Probabilities are kept in [CLIP, 1 − CLIP]; whitespace tokens get CLIP."""
@@ -35,10 +39,12 @@ SETTINGS = {"max_words": 1, "max_pieces": 3, "max_word_pieces": 1, "batch_size":
 
 
 def _checked(name: str, value, component: str):
-    if name in ("blend", "stride"):
-        low_ok = (lambda v: 0 <= v) if name == "blend" else (lambda v: 0 < v)
+    if name == "blend_punctuated" and value is None:
+        return None
+    if name in ("blend", "blend_punctuated", "stride"):
+        low_ok = (lambda v: 0 < v) if name == "stride" else (lambda v: 0 <= v)
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not (low_ok(value) and value <= 1):
-            span = "[0, 1]" if name == "blend" else "(0, 1]"
+            span = "(0, 1]" if name == "stride" else "[0, 1]"
             raise ValueError(f"[{component}] {name} must be a number in {span}, got {value!r}")
         return float(value)
     low = SETTINGS[name]
@@ -53,23 +59,24 @@ def _checked(name: str, value, component: str):
     "encoder_boundaries",
     assigns=[f"doc._.{DOC_PROBS}"],
     default_config={"max_words": 96, "max_pieces": 256, "max_word_pieces": 8, "batch_size": 1,
-                    "threads": 0, "stride": 0.5, "blend": 1.0,
+                    "threads": 0, "stride": 0.5, "blend": 1.0, "blend_punctuated": None,
                     "scorer": {"@scorers": "spacy_joint_sbd.boundary_prior_scorer.v1"}},
     default_score_weights={"prior_f": 1.0, "prior_p": 0.0, "prior_r": 0.0},
 )
 def make_encoder_boundaries(nlp: Language, name: str, max_words: int, max_pieces: int, max_word_pieces: int,
                             batch_size: int, threads: int, stride: float, blend: float,
-                            scorer: Optional[Callable]) -> "EncoderBoundaries":
+                            blend_punctuated: Optional[float], scorer: Optional[Callable]) -> "EncoderBoundaries":
     """max_words, max_pieces: a window's size in words and WordPieces (the encoder's training
     window is 96 words). max_word_pieces: pieces read of one word. batch_size: windows per
     onnxruntime call (1: each window's scores are its own; an int8 graph scales activations per
     call). threads: onnxruntime's intra-op threads (0: its choice). stride: the share of a
     window between window starts (0.5: each word read twice, 1: once, with less context at window
     edges). blend: weight of
-    the encoder's log-odds against probabilities an earlier component wrote (1: replace them)."""
+    the encoder's log-odds against probabilities an earlier component wrote (1: replace them).
+    blend_punctuated: the same for a Doc with sentence-final punctuation (None: `blend`)."""
     return EncoderBoundaries(nlp.vocab, name, max_words=max_words, max_pieces=max_pieces,
                              max_word_pieces=max_word_pieces, batch_size=batch_size, threads=threads,
-                             stride=stride, blend=blend, scorer=scorer)
+                             stride=stride, blend=blend, blend_punctuated=blend_punctuated, scorer=scorer)
 
 
 class EncoderBoundaries:
@@ -77,13 +84,15 @@ class EncoderBoundaries:
 
     def __init__(self, vocab, name: str = "encoder_boundaries", *, max_words: int = 96, max_pieces: int = 256,
                  max_word_pieces: int = 8, batch_size: int = 1, threads: int = 0, stride: float = 0.5,
-                 blend: float = 1.0, scorer: Optional[Callable] = None) -> None:
+                 blend: float = 1.0, blend_punctuated: Optional[float] = None,
+                 scorer: Optional[Callable] = None) -> None:
         self.vocab = vocab
         self.name = name
-        self.cfg: Dict[str, Union[int, float]] = {}
+        self.cfg: Dict[str, Union[int, float, None]] = {}
         for key, value in (("max_words", max_words), ("max_pieces", max_pieces),
                            ("max_word_pieces", max_word_pieces), ("batch_size", batch_size),
-                           ("threads", threads), ("stride", stride), ("blend", blend)):
+                           ("threads", threads), ("stride", stride), ("blend", blend),
+                           ("blend_punctuated", blend_punctuated)):
             self.cfg[key] = _checked(key, value, name)
         if max_word_pieces > max_pieces - 2:
             raise ValueError(f"[{name}] max_word_pieces ({max_word_pieces}) must leave room for [CLS] and [SEP] "
@@ -129,25 +138,40 @@ class EncoderBoundaries:
             self.set_annotations(docs, self.predict(docs))
             yield from docs
 
-    def predict(self, docs: List[Doc]) -> List[numpy.ndarray]:
-        """Each Doc's (len(doc),) log-odds; whitespace tokens get the least."""
+    def _blend(self, doc: Doc) -> float:
+        """The blend for `doc`: `blend_punctuated` (when set) if it has sentence-final punctuation."""
+        bp = self.cfg.get("blend_punctuated")
+        return float(self.cfg["blend"]) if bp is None or not has_final_punct(doc) else float(bp)
+
+    def _earlier(self, doc: Doc) -> Optional[numpy.ndarray]:
+        earlier = doc._.get(DOC_PROBS)
+        return earlier if earlier is not None and len(earlier) == len(doc) else None
+
+    def predict(self, docs: List[Doc]) -> List[Optional[numpy.ndarray]]:
+        """Each Doc's (len(doc),) log-odds; whitespace tokens get the least. None for a Doc whose
+        blend is 0 and that has earlier probabilities: it keeps them, the encoder does not read it."""
         encoder = self.encoder
+        run = [not (self._blend(doc) == 0.0 and self._earlier(doc) is not None) for doc in docs]
         keeps = [~doc.to_array("IS_SPACE").astype(bool) if len(doc) else numpy.zeros(0, dtype=bool) for doc in docs]
-        words = [[t.text for t, k in zip(doc, keep) if k] for doc, keep in zip(docs, keeps)]
-        logits = encoder.many_logits(words)
+        words = [[t.text for t, k in zip(doc, keep) if k] for doc, keep, r in zip(docs, keeps, run) if r]
+        logits = iter(encoder.many_logits(words))
         low = float(numpy.log(CLIP) - numpy.log1p(-CLIP))
-        out = []
-        for doc, keep, lg in zip(docs, keeps, logits):
+        out: List[Optional[numpy.ndarray]] = []
+        for doc, keep, r in zip(docs, keeps, run):
+            if not r:
+                out.append(None)
+                continue
             full = numpy.full(len(doc), low, dtype=numpy.float64)
-            full[keep] = self._cal["scale"] * lg.astype(numpy.float64) + self._cal["shift"]
+            full[keep] = self._cal["scale"] * next(logits).astype(numpy.float64) + self._cal["shift"]
             out.append(full)
         return out
 
-    def set_annotations(self, docs: List[Doc], logits: List[numpy.ndarray]) -> None:
-        b = float(self.cfg["blend"])
+    def set_annotations(self, docs: List[Doc], logits: List[Optional[numpy.ndarray]]) -> None:
         for doc, own in zip(docs, logits):
-            earlier = doc._.get(DOC_PROBS)
-            if b < 1.0 and earlier is not None and len(earlier) == len(doc):
+            if own is None:
+                continue  # blend 0: the earlier probabilities stay
+            b, earlier = self._blend(doc), self._earlier(doc)
+            if b < 1.0 and earlier is not None:
                 p = numpy.clip(numpy.asarray(earlier, dtype=numpy.float64), CLIP, 1 - CLIP)
                 own = (1 - b) * (numpy.log(p) - numpy.log1p(-p)) + b * own
             doc._.set(DOC_PROBS, numpy.clip(sigmoid(own), CLIP, 1 - CLIP).astype(numpy.float32))
@@ -164,11 +188,12 @@ class EncoderBoundaries:
 
     def from_disk(self, path, *, exclude=tuple()) -> "EncoderBoundaries":
         path = util.ensure_path(path)
-        if any(path.iterdir()) if path.is_dir() else False:
-            try:
-                self._adopt(EncoderFiles.from_disk(path))
-            except ValueError as e:
-                raise ValueError(f"[{self.name}] {e}") from e
+        if not path.is_dir() or not any(path.iterdir()):
+            return self  # saved before initialize: nothing to adopt
+        try:
+            self._adopt(EncoderFiles.from_disk(path))
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] {e}") from e
         return self
 
     def to_bytes(self, *, exclude=tuple()) -> bytes:

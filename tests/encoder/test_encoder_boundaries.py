@@ -53,6 +53,27 @@ def test_blend_mixes_with_earlier_probabilities(tiny_encoder_dir):
                                   atol=1e-3)
 
 
+def test_blend_punctuated_applies_to_punctuated_docs_only(tiny_encoder_dir, monkeypatch):
+    """blend_punctuated 0: a Doc with sentence-final punctuation keeps the earlier probabilities
+    and the encoder never reads it; a Doc without keeps `blend`."""
+    nlp = _nlp(tiny_encoder_dir, blend=1.0, blend_punctuated=0.0)
+    pipe = nlp.get_pipe("encoder_boundaries")
+    read = []
+    many = pipe.encoder.many_logits
+    monkeypatch.setattr(pipe.encoder, "many_logits", lambda words: read.append(len(words)) or many(words))
+    punct, bare = nlp.make_doc("I went home. Then I slept."), nlp.make_doc(TEXT)
+    for doc in (punct, bare):
+        doc._.set(DOC_PROBS, numpy.full(len(doc), 0.25, dtype=numpy.float32))
+    pipe(punct)
+    numpy.testing.assert_array_equal(punct._.get(DOC_PROBS), numpy.full(len(punct), 0.25, dtype=numpy.float32))
+    assert read == [0]
+    pipe(bare)
+    numpy.testing.assert_array_equal(bare._.get(DOC_PROBS), _nlp(tiny_encoder_dir)(TEXT)._.get(DOC_PROBS))
+    # without earlier probabilities a punctuated Doc is still read (there is nothing to keep)
+    alone = pipe(nlp.make_doc("I went home. Then I slept."))._.get(DOC_PROBS)
+    assert alone.std() > 0 and read[-1] == 1
+
+
 def test_saved_and_loaded_with_the_pipeline(tiny_encoder_dir, tmp_path):
     nlp = _nlp(tiny_encoder_dir, max_words=8)
     want = nlp(TEXT)._.get(DOC_PROBS)
@@ -110,7 +131,8 @@ def test_no_encoder_and_bad_settings_are_clear_errors():
     with pytest.raises(ValueError, match="has no encoder"):
         nlp("hello there")
     for bad in ({"max_words": 0}, {"blend": 1.5}, {"stride": 0}, {"stride": 1.01}, {"max_pieces": 1000}, {"threads": -1},
-                {"max_pieces": 8, "max_word_pieces": 8}, {"batch_size": True}):
+                {"max_pieces": 8, "max_word_pieces": 8}, {"batch_size": True}, {"blend_punctuated": -0.1},
+                {"blend_punctuated": "0"}):
         with pytest.raises(ValueError):
             spacy.blank("en").add_pipe("encoder_boundaries", config=bad)
 

@@ -94,3 +94,33 @@ def test_add_prior_with_senter(trained_model_dir, sample_path, sample_examples, 
     proc = run(ROOT / "scripts/add_prior.py", trained_model_dir, prior, "--blend", "1.5", "--dev", sample_path,
                "--text-dev", text_dev, "--out", tmp_path / "bad-blend")
     assert proc.returncode == 2 and "--blend must be a number in [0, 1], got 1.5" in proc.stderr
+
+
+def test_add_prior_chooses_the_encoders_blend_on_punctuated_text(trained_model_dir, sample_path, prior_and_text_dev,
+                                                                  tmp_path):
+    """An encoder_boundaries pipeline after the boundary_prior: `--punct-blends` tries its blend on
+    punctuated Docs beside its own blend, keeps the best on dev and saves it in the config."""
+    for module in ("onnxruntime", "tokenizers", "onnx"):
+        pytest.importorskip(module)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "encoder"))
+    from tiny_bert import write_encoder_dir
+
+    from spacy_joint_sbd.pipeline.encoder_boundaries import EncoderBoundaries  # noqa: F401  (the factory)
+
+    enc = spacy.blank("en")
+    enc.add_pipe("encoder_boundaries").initialize(model_dir=write_encoder_dir(tmp_path / "encoder_dir"))
+    enc.to_disk(tmp_path / "encoder")
+    prior, text_dev = prior_and_text_dev
+    out, metrics = tmp_path / "with-encoder", tmp_path / "prior.json"
+    proc = run(ROOT / "scripts/add_prior.py", trained_model_dir, prior, tmp_path / "encoder", "--blend", "0.7",
+               "--punct-blends", "0", "--weights", "0.3", "--punct-shifts", "0,1", "--dev", sample_path,
+               "--text-dev", text_dev, "--out", out, "--metrics", metrics)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("blend_punctuated ") >= 2  # None (the blend) and 0 were both tuned
+    report = json.loads(metrics.read_text())
+    assert report["blend_punctuated"] in (None, 0.0)
+    nlp = spacy.load(out)
+    pipe = nlp.get_pipe("encoder_boundaries")
+    assert pipe.cfg["blend"] == 0.7 and pipe.cfg["blend_punctuated"] == report["blend_punctuated"]
+    assert nlp.config["components"]["encoder_boundaries"]["blend_punctuated"] == report["blend_punctuated"]
+    assert {k: nlp.get_pipe("joint_sbd_parser").cfg[k] for k in report["chosen"]} == report["chosen"]

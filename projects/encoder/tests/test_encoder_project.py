@@ -88,3 +88,14 @@ def test_export_writes_a_checked_calibrated_encoder(tmp_path):
     assert set(card["dev"]) >= {"float32", "int8", "int8_calibrated"} and card["dev"]["words"] > 50
     assert files.calibration()["scale"] != 1.0
     assert (tmp_path / "enc" / "encoder_fp32.onnx").stat().st_size > len(files.graph)
+
+
+def test_curve_scores_at_half_and_at_the_best_threshold():
+    from curve import best_threshold, prf
+
+    logits = numpy.array([3.0, 1.0, 0.5, -0.2, -1.0, -2.0])
+    gold = numpy.array([True, False, True, True, False, False])
+    assert prf(logits >= 0, gold) == {"p": 66.67, "r": 66.67, "f": 66.67}
+    best = best_threshold(logits, gold)  # the top four: 3 of 3 found, 1 false
+    assert best["f"] == 85.71 and best["p_threshold"] == round(1 / (1 + numpy.exp(0.2)), 3)
+    assert best_threshold(numpy.array([1.0, -1.0]), numpy.array([False, False]))["f"] == 0.0
