@@ -183,6 +183,7 @@ def main() -> None:
         config[key] = value
     print(f"chosen on dev: {chosen}" + (f", encoder blend_punctuated {chosen_blend}" if punct_blends else ""))
     calib = calibrate(nlp, {"EWT dev": dev["plain"], "EWT dev*": dev["star"], "text dev*": text_dev}, args.curves)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     nlp.to_disk(args.out)
     before, after = trim_strings(args.out, pipeline_labels(nlp.pipe_labels))  # loads faster, predicts the same
     print(f"saved {args.out}; its vocab keeps {after:,} of {before:,} strings (the labels)")

@@ -336,7 +336,9 @@ def main() -> None:
                          f"{source.meta.get('license', '')}) + " if source is not None else "") +
                         f"perceptron_tagger + joint_sbd_parser (whole-document sentence boundaries and "
                         f"dependency trees) trained on {', '.join(p.stem if p.stem not in ('train', 'dev') else p.parent.name for p in args.train)} "
-                        f"in plain / star / lower / nopunct variants; epoch {best_epoch} of {args.epochs}, beam {args.beam}"),
+                        f"in plain / star / lower / nopunct variants; epoch {best_epoch} of {args.epochs}, beam {args.beam}" +
+                        (f"; the parser reads {prior_name}'s probabilities as features, written on every training "
+                         f"document" if prior_nlp is not None else "")),
         "sources": [{"name": _portable(p)} for p in args.train] + (
             [{"name": f"{source.meta['lang']}_{source.meta['name']} {source.meta['version']} (tok2vec)",
               "license": source.meta.get("license", "")}] if source is not None else []),

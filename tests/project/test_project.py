@@ -61,3 +61,20 @@ def test_project_file_is_small_parametrised_and_complete():
     for workflow in project["workflows"].values():
         assert set(workflow) <= set(names)
     assert "${vars.variant}" in text
+
+
+@pytest.mark.parametrize("project", [ROOT, *sorted(p.parent for p in (ROOT / "projects").glob("*/project.yml"))],
+                         ids=lambda p: p.name)
+def test_every_dependency_and_output_resolves_to_one_path(project):
+    """Weasel's own loader: a list item that is only `${vars.X}` followed by another item comes back
+    joined with it ("weights, ../../corpus/..."), and the run stops on a missing dependency."""
+    from weasel.util import load_project_config
+
+    config = load_project_config(project)
+    names = {c["name"] for c in config["commands"]}
+    for command in config["commands"]:
+        for key in ("deps", "outputs", "outputs_no_cache"):
+            for path in command.get(key, []):
+                assert ", " not in path and "${" not in path, (command["name"], key, path)
+    for workflow in config.get("workflows", {}).values():
+        assert set(workflow) <= names

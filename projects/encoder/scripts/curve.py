@@ -2,6 +2,7 @@
 
     python scripts/curve.py training/RUN results/curve_RUN.json --tokenizer assets/base/tokenizer.json \
         --dev star=corpus/dev_star.npz --dev written=corpus/dev_written.npz [--png results/curve_RUN.png]
+    python scripts/curve.py training/RUN results/curve_RUN.json --png results/curve_RUN.png --replot
 
 Each `words_N` folder of the run (`finetune --snapshots`) is read by torch in float32; for each set
 of dev windows (`prepare.py --allow-dev`: AMI dev and SGD dev, speech-like with `--corrupt 1`, as
@@ -57,14 +58,52 @@ def best_threshold(logits: numpy.ndarray, gold: numpy.ndarray) -> Dict[str, floa
     return {"f": round(100 * float(f[i]), 2), "p_threshold": round(float(1 / (1 + numpy.exp(-logits[order][i]))), 3)}
 
 
+def words_label(n: int) -> str:
+    """250000 → 250k, 6000000 → 6M (the snapshots' axis)."""
+    return f"{n / 1e6:g}M" if n >= 1_000_000 else f"{n / 1e3:g}k"
+
+
+def plot(curve: Dict, png: Path) -> None:
+    """F1 at p >= 0.5 and at the best threshold of every dev set against the snapshots' word counts."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = curve["snapshots"]
+    words = [r["words"] for r in rows]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name in curve["dev"]:
+        ax.plot(words, [r["sets"][name]["f"] for r in rows], "o-", label=f"{name}, p >= 0.5")
+        ax.plot(words, [r["sets"][name]["best"]["f"] for r in rows], "s:", label=f"{name}, best threshold")
+    ax.set_xscale("log")
+    ax.set_xticks(words, [words_label(w) for w in words])
+    ax.minorticks_off()
+    ax.set_xlabel("fine-tuning words")
+    ax.set_ylabel("boundary F1 (dev windows)")
+    ax.set_title(f"Encoder learning curve ({curve['run']})")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", type=Path)
     ap.add_argument("output", type=Path)
-    ap.add_argument("--dev", action="append", required=True, help="NAME=WINDOWS.npz (repeatable)")
-    ap.add_argument("--tokenizer", type=Path, required=True, help="the base encoder's tokenizer.json")
+    ap.add_argument("--dev", action="append", default=[], help="NAME=WINDOWS.npz (repeatable)")
+    ap.add_argument("--tokenizer", type=Path, default=None, help="the base encoder's tokenizer.json")
     ap.add_argument("--png", type=Path, default=None)
+    ap.add_argument("--replot", action="store_true", help="draw --png from OUTPUT as it is, scoring nothing")
     args = ap.parse_args()
+    if args.replot:
+        if args.png is None or not args.output.is_file():
+            raise SystemExit("error: --replot draws --png from an existing OUTPUT")
+        plot(json.loads(args.output.read_text()), args.png)
+        return
+    if not args.dev or args.tokenizer is None:
+        raise SystemExit("error: scoring needs --dev NAME=WINDOWS.npz and --tokenizer")
     from transformers import BertForTokenClassification
     from transformers.utils import logging as hf_logging
 
@@ -92,25 +131,7 @@ def main() -> None:
     args.output.write_text(json.dumps({"run": args.run.name, "dev": {k: Path(v).name for k, v in sets.items()},
                                        "snapshots": rows}, indent=2))
     if args.png is not None:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for name in sets:
-            ax.plot([r["words"] for r in rows], [r["sets"][name]["f"] for r in rows], "o-", label=f"{name}, p >= 0.5")
-            ax.plot([r["words"] for r in rows], [r["sets"][name]["best"]["f"] for r in rows], "s:",
-                    label=f"{name}, best threshold")
-        ax.set_xscale("log")
-        ax.set_xlabel("fine-tuning words")
-        ax.set_ylabel("boundary F1 (dev windows)")
-        ax.set_title(f"Encoder learning curve ({args.run.name})")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(args.png, dpi=120)
-        plt.close(fig)
-
+        plot(json.loads(args.output.read_text()), args.png)
 
 if __name__ == "__main__":
     main()

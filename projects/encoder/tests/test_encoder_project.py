@@ -99,3 +99,20 @@ def test_curve_scores_at_half_and_at_the_best_threshold():
     best = best_threshold(logits, gold)  # the top four: 3 of 3 found, 1 false
     assert best["f"] == 85.71 and best["p_threshold"] == round(1 / (1 + numpy.exp(0.2)), 3)
     assert best_threshold(numpy.array([1.0, -1.0]), numpy.array([False, False]))["f"] == 0.0
+
+
+def test_curve_replots_its_json_with_word_count_ticks(tmp_path):
+    from curve import words_label
+
+    assert [words_label(n) for n in (250_000, 1_000_000, 6_000_000, 16_000_000)] == ["250k", "1M", "6M", "16M"]
+    row = {"star": {"f": 60.0, "best": {"f": 62.0}}}
+    curve = {"run": "r", "dev": {"star": "dev_star.npz"},
+             "snapshots": [{"words": 250_000, "sets": row}, {"words": 1_000_000, "sets": row}]}
+    (tmp_path / "c.json").write_text(json.dumps(curve))
+    done = subprocess.run([sys.executable, str(SCRIPTS / "curve.py"), str(tmp_path / "run"), str(tmp_path / "c.json"),
+                           "--png", str(tmp_path / "c.png"), "--replot"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
+    bad = subprocess.run([sys.executable, str(SCRIPTS / "curve.py"), str(tmp_path / "run"), str(tmp_path / "none.json"),
+                          "--replot"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--replot" in bad.stderr
