@@ -116,3 +116,22 @@ def test_curve_replots_its_json_with_word_count_ticks(tmp_path):
     bad = subprocess.run([sys.executable, str(SCRIPTS / "curve.py"), str(tmp_path / "run"), str(tmp_path / "none.json"),
                           "--replot"], capture_output=True, text=True)
     assert bad.returncode != 0 and "--replot" in bad.stderr
+
+
+def test_ship_copies_a_checked_encoder_with_its_command_and_refuses_a_large_one(tmp_path):
+    from tiny_bert import write_encoder_dir
+
+    from spacy_joint_sbd.encoder.files import EncoderFiles
+
+    src = write_encoder_dir(tmp_path / "enc")
+    cmd = [sys.executable, str(SCRIPTS / "ship.py"), str(src), str(tmp_path / "weights"), "--command", "python -m x"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    shipped = EncoderFiles.from_disk(tmp_path / "weights")
+    assert shipped.graph == EncoderFiles.from_disk(src).graph and shipped.card["command"] == "python -m x"
+    big = subprocess.run(cmd[:3] + [str(tmp_path / "w2"), "--command", "x", "--max-mb", "0.001"],
+                         capture_output=True, text=True)
+    assert big.returncode != 0 and "over --max-mb" in big.stderr and not (tmp_path / "w2").exists()
+    (src / "tokenizer.json").write_text("{}")
+    bad = subprocess.run(cmd[:3] + [str(tmp_path / "w3"), "--command", "x"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "sha256" in bad.stderr and not (tmp_path / "w3").exists()
