@@ -18,6 +18,8 @@ from typing import Dict, List, Tuple
 
 import numpy
 
+from snapshots import snapshot_is_consistent
+
 
 def dev_logits(model, path: Path, cls_id: int, sep_id: int, batch: int = 64) -> Tuple[numpy.ndarray, numpy.ndarray]:
     """(logit, label) of every word's first piece in the windows at `path`."""
@@ -118,8 +120,10 @@ def main() -> None:
         raise SystemExit(f"error: {args.run} holds no snapshot (words_N/train.json)")
     rows: List[Dict] = []
     for words, path in snaps:
-        model = BertForTokenClassification.from_pretrained(str(path)).eval()
         info = json.loads((path / "train.json").read_text())
+        if not snapshot_is_consistent(words, info["words"]):
+            raise SystemExit(f"error: {path} holds the weights of {info['words']} words, not {words}")
+        model = BertForTokenClassification.from_pretrained(str(path)).eval()
         row = {"words": words, "seconds": info["seconds"], "machine": info["machine"], "sets": {}}
         for name, windows in sets.items():
             logits, y = dev_logits(model, Path(windows), cls_id, sep_id)

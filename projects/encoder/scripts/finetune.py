@@ -11,7 +11,7 @@ AdamW with linear warm-up over the first `--warmup` share of steps, then linear 
 
 Deterministic for one device: seeds fixed, no data-dependent randomness. `OUT_DIR/checkpoint.pt`
 (model, optimiser, schedule, step) is written every `--checkpoint-every` words and at the end,
-atomically; `--resume` goes on from it. At each word count in `--snapshots` the weights are saved
+atomically; `--resume` goes on from it (the snapshots it has passed stay as they were). At each word count in `--snapshots` the weights are saved
 as `OUT_DIR/words_<N>/` (`model.safetensors` + `config.json` + `train.json`), what `export.py` reads;
 with `--eval DEV.npz` (prepared dev windows) each snapshot's dev P/R/F1 goes into its `train.json`.
 On CUDA the forward and backward run in bfloat16 autocast (`--bf16 auto`).
@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy
 import torch
 from tqdm import tqdm
+
+from snapshots import pending_snapshots
 
 
 def batches(ids, labels, starts, order_from: int, batch: int, pad_id: int, cls_id: int, sep_id: int):
@@ -136,8 +138,7 @@ def main() -> None:
         sched.load_state_dict(state["schedule"])
         step, words_done, seconds, log = state["step"], state["words"], state["seconds"], state["log"]
         torch.set_rng_state(state["rng"])
-    snapshots = sorted(int(s) for s in args.snapshots.split(",") if s)
-    snapshots = [s for s in snapshots if s <= args.words] + [args.words]
+    snapshots = pending_snapshots(args.snapshots, args.words, words_done)
     machine = {"device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or platform.machine(),
                "threads": torch.get_num_threads(), "bf16": bf16, "torch": torch.__version__}
     cfg = {"windows": str(args.windows.name), "windows_meta": meta, "lr": args.lr, "batch": args.batch,

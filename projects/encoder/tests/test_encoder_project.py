@@ -135,3 +135,22 @@ def test_ship_copies_a_checked_encoder_with_its_command_and_refuses_a_large_one(
     (src / "tokenizer.json").write_text("{}")
     bad = subprocess.run(cmd[:3] + [str(tmp_path / "w3"), "--command", "x"], capture_output=True, text=True)
     assert bad.returncode != 0 and "sha256" in bad.stderr and not (tmp_path / "w3").exists()
+
+
+def test_a_resumed_fine_tuning_keeps_the_snapshots_it_has_passed():
+    from snapshots import pending_snapshots
+
+    assert pending_snapshots("250000,1000000,8000000", 4000000) == [250000, 1000000, 4000000]
+    assert pending_snapshots("1000000,4000000", 4000000) == [1000000, 4000000]
+    # resumed from a checkpoint at 7.6 M words of a 16 M-word run: only 8 M and 16 M are left
+    assert pending_snapshots("250000,4000000,8000000,16000000", 16000000, 7592887) == [8000000, 16000000]
+    assert pending_snapshots("1000000", 2000000, 2000000) == []
+
+
+def test_the_curve_reads_a_snapshot_only_when_its_weights_match_its_name():
+    from snapshots import snapshot_is_consistent
+
+    assert snapshot_is_consistent(8000000, 8002490)
+    assert snapshot_is_consistent(250000, 251800)
+    assert not snapshot_is_consistent(250000, 7655146)  # overwritten by later weights
+    assert not snapshot_is_consistent(1000000, 999000)
