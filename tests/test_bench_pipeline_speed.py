@@ -143,3 +143,44 @@ def test_medians_are_each_figures_own(bench):
 def test_repeat_must_be_positive():
     done = subprocess.run([sys.executable, str(SCRIPT), "--repeat", "0"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--repeat must be at least 1" in done.stderr
+
+
+def test_another_pipeline_is_timed_as_ours_and_segmented_with_its_model(bench, monkeypatch, tmp_path):
+    """`--pipeline NAME`: every worker is told the name (the `ours` run loads it, and the segment
+    CLI gets `--model NAME`), and the JSON says which pipeline `ours` was."""
+    import importlib.util
+
+    seen = []
+
+    def canned(run, inputs_path, script=None, extra=()):
+        seen.append((run, json.loads(Path(inputs_path).read_text(encoding="utf-8"))["pipeline"]))
+        res = {"pipeline": f"en_{run}", "components": ["x"], "disk_mb": 1.0, "peak_rss_mb": 100.0,
+               "peak_rss_mb_after_load": 50.0, "long": [{"words": 1000, "cpu_s": 1.0, "wall_s": 1.0}],
+               "short_bins": [{"min_words": 10, "max_words": 19, "texts": 10, "words": 150, "cpu_s": 0.1, "wall_s": 0.1}],
+               "short_one_at_a_time": {"texts": 10, "words": 150, "cpu_s": 0.2, "wall_s": 0.2}}
+        if run == "ours":
+            res["segment"] = {"chars": 1000, "chars_per_s": 1000, "peak_rss_mb_in_process": 100.0, "sentences": 3,
+                              "cli": {"chars_per_s": 900, "chars_per_s_wall": 900, "peak_rss_mb": 300.0}}
+        return res
+
+    monkeypatch.setattr(bench, "run_worker", canned)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    (texts / "a.txt").write_text("so i went to the store. " * 200, encoding="utf-8")
+    out_json = tmp_path / "speed.json"
+    bench.main(["--pipeline", "en_joint_sbd_trf", "--long", str(SAMPLE), "--short", str(SAMPLE), "--text-dir",
+                str(texts), "--segment-chars", "2000", "--no-memory-cases", "--json", str(out_json)])
+    assert seen == [(run, "en_joint_sbd_trf") for run in ("ours", "peer_core", "peer_full")]
+    assert json.loads(out_json.read_text(encoding="utf-8"))["pipeline"] == "en_joint_sbd_trf"
+
+    commands = []
+
+    def fake_run(cmd, **kw):
+        commands.append(cmd)
+        Path(cmd[cmd.index("-o") + 1]).write_text("one.\ntwo.\n", encoding="utf-8")
+        return subprocess.CompletedProcess(cmd, 0, stdout='{"cpu_s": 1.0, "wall_s": 1.0, "maxrss_kb": 1024}')
+
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    cli = bench.cli_segment(texts / "a.txt", 100, "en_joint_sbd_trf")
+    assert cli["sentences"] == 2 and commands[0][-2:] == ["--model", "en_joint_sbd_trf"]
