@@ -170,7 +170,8 @@ def test_another_pipeline_is_timed_as_ours_and_segmented_with_its_model(bench, m
     (texts / "a.txt").write_text("so i went to the store. " * 200, encoding="utf-8")
     out_json = tmp_path / "speed.json"
     bench.main(["--pipeline", "en_joint_sbd_trf", "--long", str(SAMPLE), "--short", str(SAMPLE), "--text-dir",
-                str(texts), "--segment-chars", "2000", "--no-memory-cases", "--json", str(out_json)])
+                str(texts), "--segment-chars", "2000", "--no-memory-cases", "--json", str(out_json),
+                "--png", str(tmp_path / "speed.png")])
     assert seen == [(run, "en_joint_sbd_trf") for run in ("ours", "peer_core", "peer_full")]
     assert json.loads(out_json.read_text(encoding="utf-8"))["pipeline"] == "en_joint_sbd_trf"
 

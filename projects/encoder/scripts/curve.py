@@ -2,19 +2,21 @@
 
     python scripts/curve.py training/RUN results/curve_RUN.json --tokenizer assets/base/tokenizer.json \
         --dev star=corpus/dev_star.npz --dev written=corpus/dev_written.npz [--png results/curve_RUN.png]
-    python scripts/curve.py training/RUN results/curve_RUN.json --png results/curve_RUN.png --replot
+    python scripts/curve.py training/RUN results/curve_RUN.json --png results/curve_RUN.png --replot \
+        [--with results/curve_OTHER.json]
 
 Each `words_N` folder of the run (`finetune --snapshots`) is read by torch in float32; for each set
 of dev windows (`prepare.py --allow-dev`: AMI dev and SGD dev, speech-like with `--corrupt 1`, as
 written with `--corrupt 0`) it reports boundary P / R / F1 at logit >= 0 (p >= 0.5 before any
 calibration) and the best F1 over thresholds with its probability (dev text: the threshold a user
 would choose there). With the run's wall time and machine from the snapshot's `train.json`.
+`--replot --with` draws other runs' curves (their own budgets and schedules) in the same figure.
 """
 import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Sequence, Tuple, Union
 
 import numpy
 
@@ -65,24 +67,36 @@ def words_label(n: int) -> str:
     return f"{n / 1e6:g}M" if n >= 1_000_000 else f"{n / 1e3:g}k"
 
 
-def plot(curve: Dict, png: Path) -> None:
-    """F1 at p >= 0.5 and at the best threshold of every dev set against the snapshots' word counts."""
+def plot(curves: Union[Dict, Sequence[Dict]], png: Path) -> None:
+    """F1 at p >= 0.5 (and, for one run, at the best threshold) of every dev set against the
+    snapshots' word counts; several runs (each with its own learning-rate schedule) in one figure."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = curve["snapshots"]
-    words = [r["words"] for r in rows]
+    curves = [curves] if isinstance(curves, dict) else list(curves)
+    single = len(curves) == 1
     fig, ax = plt.subplots(figsize=(6, 4))
-    for name in curve["dev"]:
-        ax.plot(words, [r["sets"][name]["f"] for r in rows], "o-", label=f"{name}, p >= 0.5")
-        ax.plot(words, [r["sets"][name]["best"]["f"] for r in rows], "s:", label=f"{name}, best threshold")
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    ticks = set()
+    for k, curve in enumerate(curves):
+        rows = curve["snapshots"]
+        words = [r["words"] for r in rows]
+        ticks.update(words)
+        for j, name in enumerate(curve["dev"]):
+            label = f"{name}, p >= 0.5" if single else f"{name}, run {curve['run']}"
+            style = "o-" if single else ("o-", "s--", "^:", "d-.")[k % 4]
+            color = colors[(2 * j if single else j + len(curve["dev"]) * k) % len(colors)]
+            ax.plot(words, [r["sets"][name]["f"] for r in rows], style, color=color, label=label)
+            if single:
+                ax.plot(words, [r["sets"][name]["best"]["f"] for r in rows], "s:", color=colors[(2 * j + 1) % len(colors)],
+                        label=f"{name}, best threshold")
     ax.set_xscale("log")
-    ax.set_xticks(words, [words_label(w) for w in words])
+    ax.set_xticks(sorted(ticks), [words_label(w) for w in sorted(ticks)])
     ax.minorticks_off()
     ax.set_xlabel("fine-tuning words")
     ax.set_ylabel("boundary F1 (dev windows)")
-    ax.set_title(f"Encoder learning curve ({curve['run']})")
+    ax.set_title(f"Encoder learning curve ({', '.join(c['run'] for c in curves)})")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -98,11 +112,17 @@ def main() -> None:
     ap.add_argument("--tokenizer", type=Path, default=None, help="the base encoder's tokenizer.json")
     ap.add_argument("--png", type=Path, default=None)
     ap.add_argument("--replot", action="store_true", help="draw --png from OUTPUT as it is, scoring nothing")
+    ap.add_argument("--with", dest="others", action="append", type=Path, default=[],
+                    help="with --replot: another run's curve JSON drawn in the same figure (repeatable)")
     args = ap.parse_args()
     if args.replot:
         if args.png is None or not args.output.is_file():
             raise SystemExit("error: --replot draws --png from an existing OUTPUT")
-        plot(json.loads(args.output.read_text()), args.png)
+        missing = [str(p) for p in args.others if not p.is_file()]
+        if missing:
+            raise SystemExit(f"error: no curve JSON at {', '.join(missing)}")
+        curves = [json.loads(p.read_text()) for p in (*args.others, args.output)]
+        plot(curves[0] if len(curves) == 1 else curves, args.png)
         return
     if not args.dev or args.tokenizer is None:
         raise SystemExit("error: scoring needs --dev NAME=WINDOWS.npz and --tokenizer")

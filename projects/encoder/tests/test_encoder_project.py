@@ -116,6 +116,17 @@ def test_curve_replots_its_json_with_word_count_ticks(tmp_path):
     bad = subprocess.run([sys.executable, str(SCRIPTS / "curve.py"), str(tmp_path / "run"), str(tmp_path / "none.json"),
                           "--replot"], capture_output=True, text=True)
     assert bad.returncode != 0 and "--replot" in bad.stderr
+    other = dict(curve, run="r16", snapshots=[{"words": 8_000_000, "sets": row}, {"words": 16_000_000, "sets": row}])
+    (tmp_path / "o.json").write_text(json.dumps(other))
+    both = subprocess.run([sys.executable, str(SCRIPTS / "curve.py"), str(tmp_path / "run"), str(tmp_path / "c.json"),
+                           "--png", str(tmp_path / "both.png"), "--replot", "--with", str(tmp_path / "o.json")],
+                          capture_output=True, text=True)
+    assert both.returncode == 0, both.stderr
+    assert (tmp_path / "both.png").read_bytes()[:4] == b"\x89PNG"
+    gone = subprocess.run([sys.executable, str(SCRIPTS / "curve.py"), str(tmp_path / "run"), str(tmp_path / "c.json"),
+                           "--png", str(tmp_path / "x.png"), "--replot", "--with", str(tmp_path / "none.json")],
+                          capture_output=True, text=True)
+    assert gone.returncode != 0 and "none.json" in gone.stderr
 
 
 def test_ship_copies_a_checked_encoder_with_its_command_and_refuses_a_large_one(tmp_path):
