@@ -96,6 +96,17 @@ def _wait_for(condition, timeout: float = 60) -> None:
         time.sleep(0.02)
 
 
+def _imports_extensions(pid: int) -> bool:
+    """Whether process `pid` has mapped an installed package's compiled module: its Python start-up
+    (which a loaded machine can stretch past the test's delays) is over and this package's imports
+    have begun."""
+    try:
+        maps = Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+    return any("-packages/" in line and ".so" in line for line in maps.splitlines())
+
+
 def _partials(folder: Path) -> List[Path]:
     return sorted(folder.glob(".*.partial"))
 
@@ -120,14 +131,16 @@ def test_a_signal_ends_the_run_cleanly(trained_model_dir, corpus, tmp_path, runs
 
 @pytest.mark.parametrize("delay", [0.2, 0.5, 1.0])
 def test_ctrl_c_while_starting_is_quiet(trained_model_dir, corpus, runs, delay):
-    """SIGINT while Python imports spaCy or loads the pipeline: exit 130, nothing on stderr (the
-    first few hundredths of a second are Python's own start-up, before any of this package)."""
+    """SIGINT while Python imports spaCy or loads the pipeline: exit 130, nothing on stderr. The
+    delays count from the first compiled module mapped: before that runs Python's own start-up,
+    before any of this package."""
     run = runs("-m", trained_model_dir, corpus / "long.txt")
+    _wait_for(lambda: _imports_extensions(run.proc.pid) or run.proc.poll() is not None)
     time.sleep(delay)
     if run.proc.poll() is not None:
         pytest.skip("the run ended first")
     os.kill(run.proc.pid, signal.SIGINT)
-    assert run.wait(timeout=30) == 130
+    assert run.wait(timeout=30) == 130, run.err
     assert run.err.strip() == ""
 
 
