@@ -11,4 +11,8 @@ DOC_PROBS = "boundary_probs"
 """The Doc extension holding the (len(doc),) float32 probabilities: the seam between whatever
 writes boundary probabilities and whatever reads them."""
 
-__all__ = ["BoundaryModel", "platt_fit", "DOC_PROBS"]
+DOC_FEATURE_PROBS = "boundary_feature_probs"
+"""The Doc extension a component may write beside `DOC_PROBS`: the probabilities the joint parser's
+`prior_features` read instead of `DOC_PROBS` (an encoder's own, when `DOC_PROBS` holds a blend)."""
+
+__all__ = ["BoundaryModel", "platt_fit", "DOC_PROBS", "DOC_FEATURE_PROBS"]

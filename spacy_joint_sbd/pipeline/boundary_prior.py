@@ -27,7 +27,7 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
-from ..boundary import DOC_PROBS, BoundaryModel
+from ..boundary import DOC_FEATURE_PROBS, DOC_PROBS, BoundaryModel
 from ..boundary.context_head import ContextHead, blend
 from ..boundary.features import train_doc
 from ..boundary.model import DEFAULT_N_ROWS, DEFAULT_WINDOW
@@ -49,6 +49,8 @@ def _token_prob(token: Token) -> Optional[float]:
 
 if not Doc.has_extension(DOC_PROBS):
     Doc.set_extension(DOC_PROBS, default=None)
+if not Doc.has_extension(DOC_FEATURE_PROBS):
+    Doc.set_extension(DOC_FEATURE_PROBS, default=None)
 if not Token.has_extension("boundary_prob"):
     Token.set_extension("boundary_prob", getter=_token_prob)
 

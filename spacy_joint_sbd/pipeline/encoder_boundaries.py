@@ -9,6 +9,10 @@ log-odds: (1 − b) · earlier + b · own. `blend_punctuated`, when set, is b in
 marks sentence ends with punctuation (`final_punct.has_final_punct`, the regime that picks the
 parser's SB bias): the encoder is uncased and learnt mostly on speech-like text, and edited text may
 need little of it; at 0 such a Doc keeps the earlier probabilities and the encoder does not run.
+`own_features` also writes the encoder's own probabilities to `doc._.boundary_feature_probs`, which
+the joint parser's `prior_features` then read instead of the blend: a parser trained on the
+encoder's probabilities reads that evidence on every Doc, while the blends choose what its
+`prior_weight` adds (the encoder then runs on every Doc).
 
 The encoder comes from an encoder directory (`spacy_joint_sbd.encoder.files`): at `initialize`
 (`[initialize.components.encoder_boundaries] model_dir = ...`) or with the pipeline's own saved
@@ -25,7 +29,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from ..boundary import DOC_PROBS
+from ..boundary import DOC_FEATURE_PROBS, DOC_PROBS
 from ..encoder.files import EncoderFiles
 from ..learn.logistic import sigmoid
 from . import boundary_prior  # noqa: F401  (the Doc extension and the scorer)
@@ -41,6 +45,10 @@ SETTINGS = {"max_words": 1, "max_pieces": 3, "max_word_pieces": 1, "batch_size":
 def _checked(name: str, value, component: str):
     if name == "blend_punctuated" and value is None:
         return None
+    if name == "own_features":
+        if not isinstance(value, bool):
+            raise ValueError(f"[{component}] own_features must be true or false, got {value!r}")
+        return value
     if name in ("blend", "blend_punctuated", "stride"):
         low_ok = (lambda v: 0 < v) if name == "stride" else (lambda v: 0 <= v)
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not (low_ok(value) and value <= 1):
@@ -60,12 +68,13 @@ def _checked(name: str, value, component: str):
     assigns=[f"doc._.{DOC_PROBS}"],
     default_config={"max_words": 96, "max_pieces": 256, "max_word_pieces": 8, "batch_size": 1,
                     "threads": 0, "stride": 0.5, "blend": 1.0, "blend_punctuated": None,
-                    "scorer": {"@scorers": "spacy_joint_sbd.boundary_prior_scorer.v1"}},
+                    "own_features": False, "scorer": {"@scorers": "spacy_joint_sbd.boundary_prior_scorer.v1"}},
     default_score_weights={"prior_f": 1.0, "prior_p": 0.0, "prior_r": 0.0},
 )
 def make_encoder_boundaries(nlp: Language, name: str, max_words: int, max_pieces: int, max_word_pieces: int,
                             batch_size: int, threads: int, stride: float, blend: float,
-                            blend_punctuated: Optional[float], scorer: Optional[Callable]) -> "EncoderBoundaries":
+                            blend_punctuated: Optional[float], own_features: bool,
+                            scorer: Optional[Callable]) -> "EncoderBoundaries":
     """max_words, max_pieces: a window's size in words and WordPieces (the encoder's training
     window is 96 words). max_word_pieces: pieces read of one word. batch_size: windows per
     onnxruntime call (1: each window's scores are its own; an int8 graph scales activations per
@@ -73,10 +82,13 @@ def make_encoder_boundaries(nlp: Language, name: str, max_words: int, max_pieces
     window between window starts (0.5: each word read twice, 1: once, with less context at window
     edges). blend: weight of
     the encoder's log-odds against probabilities an earlier component wrote (1: replace them).
-    blend_punctuated: the same for a Doc with sentence-final punctuation (None: `blend`)."""
+    blend_punctuated: the same for a Doc with sentence-final punctuation (None: `blend`).
+    own_features: also write the encoder's own probabilities as the parser's feature source
+    (`doc._.boundary_feature_probs`)."""
     return EncoderBoundaries(nlp.vocab, name, max_words=max_words, max_pieces=max_pieces,
                              max_word_pieces=max_word_pieces, batch_size=batch_size, threads=threads,
-                             stride=stride, blend=blend, blend_punctuated=blend_punctuated, scorer=scorer)
+                             stride=stride, blend=blend, blend_punctuated=blend_punctuated,
+                             own_features=own_features, scorer=scorer)
 
 
 class EncoderBoundaries:
@@ -84,15 +96,15 @@ class EncoderBoundaries:
 
     def __init__(self, vocab, name: str = "encoder_boundaries", *, max_words: int = 96, max_pieces: int = 256,
                  max_word_pieces: int = 8, batch_size: int = 1, threads: int = 0, stride: float = 0.5,
-                 blend: float = 1.0, blend_punctuated: Optional[float] = None,
+                 blend: float = 1.0, blend_punctuated: Optional[float] = None, own_features: bool = False,
                  scorer: Optional[Callable] = None) -> None:
         self.vocab = vocab
         self.name = name
-        self.cfg: Dict[str, Union[int, float, None]] = {}
+        self.cfg: Dict[str, Union[int, float, bool, None]] = {}
         for key, value in (("max_words", max_words), ("max_pieces", max_pieces),
                            ("max_word_pieces", max_word_pieces), ("batch_size", batch_size),
                            ("threads", threads), ("stride", stride), ("blend", blend),
-                           ("blend_punctuated", blend_punctuated)):
+                           ("blend_punctuated", blend_punctuated), ("own_features", own_features)):
             self.cfg[key] = _checked(key, value, name)
         if max_word_pieces > max_pieces - 2:
             raise ValueError(f"[{name}] max_word_pieces ({max_word_pieces}) must leave room for [CLS] and [SEP] "
@@ -149,9 +161,11 @@ class EncoderBoundaries:
 
     def predict(self, docs: List[Doc]) -> List[Optional[numpy.ndarray]]:
         """Each Doc's (len(doc),) log-odds; whitespace tokens get the least. None for a Doc whose
-        blend is 0 and that has earlier probabilities: it keeps them, the encoder does not read it."""
+        blend is 0 and that has earlier probabilities: it keeps them, the encoder does not read it
+        (unless `own_features`)."""
         encoder = self.encoder
-        run = [not (self._blend(doc) == 0.0 and self._earlier(doc) is not None) for doc in docs]
+        own_features = bool(self.cfg.get("own_features"))
+        run = [own_features or not (self._blend(doc) == 0.0 and self._earlier(doc) is not None) for doc in docs]
         keeps = [~doc.to_array("IS_SPACE").astype(bool) if len(doc) else numpy.zeros(0, dtype=bool) for doc in docs]
         words = [[t.text for t, k in zip(doc, keep) if k] for doc, keep, r in zip(docs, keeps, run) if r]
         logits = iter(encoder.many_logits(words))
@@ -171,6 +185,10 @@ class EncoderBoundaries:
             if own is None:
                 continue  # blend 0: the earlier probabilities stay
             b, earlier = self._blend(doc), self._earlier(doc)
+            if self.cfg.get("own_features"):
+                doc._.set(DOC_FEATURE_PROBS, numpy.clip(sigmoid(own), CLIP, 1 - CLIP).astype(numpy.float32))
+            if b == 0.0 and earlier is not None:
+                continue
             if b < 1.0 and earlier is not None:
                 p = numpy.clip(numpy.asarray(earlier, dtype=numpy.float64), CLIP, 1 - CLIP)
                 own = (1 - b) * (numpy.log(p) - numpy.log1p(-p)) + b * own

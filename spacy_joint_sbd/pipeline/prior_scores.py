@@ -11,7 +11,9 @@ Any component that writes `doc._.boundary_probs` (P(token starts a sentence), on
   extra feature templates read at b0, b0 − 1, s0, b1 and (b0 − 1, b0) (`joint_sbd_parser`'s
   `prior_features`): the parser LEARNS how far to trust the evidence in each syntactic context,
   which needs training documents whose probabilities are as noisy as new text's (a prior that
-  never saw them).
+  never saw them). Where a component also wrote `doc._.boundary_feature_probs` (an encoder's own
+  probabilities, when `boundary_probs` holds its blend with a prior), the features read those:
+  the evidence the parser was trained on, on every Doc, whatever `prior_sb_scores` adds.
 """
 from typing import Optional
 
@@ -19,7 +21,7 @@ import numpy
 from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
-from ..boundary import DOC_PROBS
+from ..boundary import DOC_FEATURE_PROBS, DOC_PROBS
 
 CLIP = 8.0
 """Largest |log-odds| taken from a probability (p = 0 or 1 would be infinite)."""
@@ -34,15 +36,15 @@ NO_PRIOR = 1
 """`prior_column`'s value on a Doc without probabilities (a bin value is ≥ 2)."""
 
 
-def _logits(doc: Doc) -> Optional[numpy.ndarray]:
-    """Clipped log-odds of the Doc's `boundary_probs` (every token), None when it has none;
+def _logits(doc: Doc, attr: str = DOC_PROBS) -> Optional[numpy.ndarray]:
+    """Clipped log-odds of the Doc's `attr` probabilities (every token), None when it has none;
     ValueError when they do not fit the Doc."""
-    probs = doc._.get(DOC_PROBS) if Doc.has_extension(DOC_PROBS) else None
+    probs = doc._.get(attr) if Doc.has_extension(attr) else None
     if probs is None:
         return None
     p = numpy.asarray(probs, dtype=numpy.float64)
     if p.shape != (len(doc),) or not numpy.isfinite(p).all():
-        raise ValueError(f"doc._.{DOC_PROBS} must hold {len(doc)} finite probabilities, got shape {p.shape}")
+        raise ValueError(f"doc._.{attr} must hold {len(doc)} finite probabilities, got shape {p.shape}")
     p = numpy.clip(p, 1e-12, 1 - 1e-12)
     return numpy.clip(numpy.log(p) - numpy.log1p(-p), -CLIP, CLIP)
 
@@ -50,8 +52,13 @@ def _logits(doc: Doc) -> Optional[numpy.ndarray]:
 def prior_column(doc: Doc) -> numpy.ndarray:
     """(len(doc), 1) uint64: each token's log-odds of starting a sentence rounded to
     1 / `BINS_PER_LOGIT` (values 2 .. 2 + 2·CLIP·BINS_PER_LOGIT), or `NO_PRIOR` everywhere when
-    the Doc carries no probabilities (the parser then scores without this evidence)."""
-    logit = _logits(doc) if len(doc) else None
+    the Doc carries no probabilities (the parser then scores without this evidence). The
+    `boundary_feature_probs` when the Doc has them, else its `boundary_probs`."""
+    logit = None
+    if len(doc):
+        logit = _logits(doc, DOC_FEATURE_PROBS)
+        if logit is None:
+            logit = _logits(doc)
     if logit is None:
         return numpy.full((len(doc), 1), NO_PRIOR, dtype=numpy.uint64)
     bins = numpy.rint((logit + CLIP) * BINS_PER_LOGIT).astype(numpy.int64) + 2

@@ -6,7 +6,7 @@ import numpy
 import pytest
 import spacy
 
-from spacy_joint_sbd.boundary import DOC_PROBS
+from spacy_joint_sbd.boundary import DOC_FEATURE_PROBS, DOC_PROBS
 from spacy_joint_sbd.encoder.files import CARD, GRAPH, TOKENIZER
 from tiny_bert import write_encoder_dir
 
@@ -74,6 +74,25 @@ def test_blend_punctuated_applies_to_punctuated_docs_only(tiny_encoder_dir, monk
     assert alone.std() > 0 and read[-1] == 1
 
 
+def test_own_features_are_the_encoders_own_on_every_doc(tiny_encoder_dir, tmp_path):
+    """own_features: every Doc gets the encoder's own probabilities as the parser's features, a
+    punctuated Doc at blend_punctuated 0 included (its boundary_probs stay the earlier ones), and
+    the setting is saved with the pipeline."""
+    nlp = _nlp(tiny_encoder_dir, blend=0.5, blend_punctuated=0.0, own_features=True)
+    pipe = nlp.get_pipe("encoder_boundaries")
+    alone = _nlp(tiny_encoder_dir)
+    for text, punctuated in (("I went home. Then I slept.", True), (TEXT, False)):
+        doc = nlp.make_doc(text)
+        doc._.set(DOC_PROBS, numpy.full(len(doc), 0.25, dtype=numpy.float32))
+        pipe(doc)
+        numpy.testing.assert_array_equal(doc._.get(DOC_FEATURE_PROBS), alone(text)._.get(DOC_PROBS))
+        kept = numpy.array_equal(doc._.get(DOC_PROBS), numpy.full(len(doc), 0.25, dtype=numpy.float32))
+        assert kept == punctuated
+    assert _nlp(tiny_encoder_dir)(TEXT)._.get(DOC_FEATURE_PROBS) is None  # off by default
+    nlp.to_disk(tmp_path / "p")
+    assert spacy.load(tmp_path / "p").get_pipe("encoder_boundaries").cfg["own_features"] is True
+
+
 def test_saved_and_loaded_with_the_pipeline(tiny_encoder_dir, tmp_path):
     nlp = _nlp(tiny_encoder_dir, max_words=8)
     want = nlp(TEXT)._.get(DOC_PROBS)
@@ -132,7 +151,7 @@ def test_no_encoder_and_bad_settings_are_clear_errors():
         nlp("hello there")
     for bad in ({"max_words": 0}, {"blend": 1.5}, {"stride": 0}, {"stride": 1.01}, {"max_pieces": 1000}, {"threads": -1},
                 {"max_pieces": 8, "max_word_pieces": 8}, {"batch_size": True}, {"blend_punctuated": -0.1},
-                {"blend_punctuated": "0"}):
+                {"blend_punctuated": "0"}, {"own_features": "yes"}, {"own_features": 1}):
         with pytest.raises(ValueError):
             spacy.blank("en").add_pipe("encoder_boundaries", config=bad)
 

@@ -179,6 +179,24 @@ def test_prior_column_bins_log_odds():
         prior_column(doc)
 
 
+def test_prior_column_prefers_the_feature_probabilities():
+    """`boundary_feature_probs`, when a component wrote them, are the features; `boundary_probs`
+    (what prior_weight adds) are not read then."""
+    from spacy_joint_sbd.boundary import DOC_FEATURE_PROBS
+    from spacy_joint_sbd.pipeline.prior_scores import prior_column, prior_sb_scores
+
+    doc = Doc(spacy.blank("en").vocab, words=["a", "b", "c"])
+    doc._.set(DOC_PROBS, numpy.asarray([0.5, 0.5, 0.5], dtype=numpy.float32))
+    blended = prior_column(doc)[:, 0].tolist()
+    doc._.set(DOC_FEATURE_PROBS, numpy.asarray([0.9, 0.1, 0.5], dtype=numpy.float32))
+    own = prior_column(doc)[:, 0].tolist()
+    assert own[2] == blended[2] and own[0] > blended[0] > own[1]
+    numpy.testing.assert_array_equal(prior_sb_scores(doc, 1.0), numpy.zeros(3, dtype=numpy.float32))
+    doc._.set(DOC_FEATURE_PROBS, numpy.zeros(2))
+    with pytest.raises(ValueError, match=DOC_FEATURE_PROBS):
+        prior_column(doc)
+
+
 def test_prior_features_are_learnt_and_saved(sample_examples, tmp_path):
     """A parser trained with `prior_features` on unpunctuated documents whose probabilities are
     informative (0.9 at gold sentence starts, 0.1 elsewhere) learns to read them: with

@@ -99,7 +99,8 @@ def test_add_prior_with_senter(trained_model_dir, sample_path, sample_examples, 
 def test_add_prior_chooses_the_encoders_blend_on_punctuated_text(trained_model_dir, sample_path, prior_and_text_dev,
                                                                   tmp_path):
     """An encoder_boundaries pipeline after the boundary_prior: `--punct-blends` tries its blend on
-    punctuated Docs beside its own blend, keeps the best on dev and saves it in the config."""
+    punctuated Docs beside its own blend, keeps the best on dev and saves it in the config;
+    `--own-features` is saved there too."""
     for module in ("onnxruntime", "tokenizers", "onnx"):
         pytest.importorskip(module)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "encoder"))
@@ -113,14 +114,15 @@ def test_add_prior_chooses_the_encoders_blend_on_punctuated_text(trained_model_d
     prior, text_dev = prior_and_text_dev
     out, metrics = tmp_path / "with-encoder", tmp_path / "prior.json"
     proc = run(ROOT / "scripts/add_prior.py", trained_model_dir, prior, tmp_path / "encoder", "--blend", "0.7",
-               "--punct-blends", "0", "--weights", "0.3", "--punct-shifts", "0,1", "--dev", sample_path,
+               "--punct-blends", "0", "--own-features", "--weights", "0.3", "--punct-shifts", "0,1", "--dev", sample_path,
                "--text-dev", text_dev, "--out", out, "--metrics", metrics)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("blend_punctuated ") >= 2  # None (the blend) and 0 were both tuned
     report = json.loads(metrics.read_text())
-    assert report["blend_punctuated"] in (None, 0.0)
+    assert report["blend_punctuated"] in (None, 0.0) and report["own_features"] is True
     nlp = spacy.load(out)
     pipe = nlp.get_pipe("encoder_boundaries")
     assert pipe.cfg["blend"] == 0.7 and pipe.cfg["blend_punctuated"] == report["blend_punctuated"]
+    assert pipe.cfg["own_features"] is True and nlp.config["components"]["encoder_boundaries"]["own_features"]
     assert nlp.config["components"]["encoder_boundaries"]["blend_punctuated"] == report["blend_punctuated"]
     assert {k: nlp.get_pipe("joint_sbd_parser").cfg[k] for k in report["chosen"]} == report["chosen"]
