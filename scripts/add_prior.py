@@ -7,8 +7,8 @@ The prior goes right before `joint_sbd_parser` (a `boundary_prior`, a `senter_pr
 `encoder_boundaries`; each in turn when several pipelines are given, the last blended with those
 before it by `--blend`; `--punct-blends` tries the encoder's own blend on punctuated Docs too,
 `encoder_boundaries`' `blend_punctuated`, each value with the weight and biases it gets;
-`--own-features` lets a parser trained on the encoder's probabilities (train_default --prior) read
-the encoder's own on every Doc while the blends feed its `prior_weight`: `own_features`);
+`--parser-features own` lets a parser trained on the encoder's probabilities (train_default --prior)
+read the encoder's own on every Doc while the blends feed its `prior_weight`: `own_features`);
 `cli.tune_bias.tune_prior` chooses `prior_weight`,
 `sb_bias` (EWT dev plain; with `--raw-dev CONLLU`, the mean F1 of that and of the treebank's dev
 documents rebuilt as raw text, `corpus.raw_text`, through the whole pipeline as users run it) and `sb_bias_unpunctuated`
@@ -81,7 +81,7 @@ def set_own_features(nlp) -> None:
     """The parser's features from the encoder's own probabilities, its prior_weight from the blend
     (`encoder_boundaries`' `own_features`), in the component and its config."""
     if "encoder_boundaries" not in nlp.pipe_names:
-        raise SystemExit("--own-features needs an encoder_boundaries pipeline among the priors")
+        raise SystemExit("--parser-features own needs an encoder_boundaries pipeline among the priors")
     nlp.get_pipe("encoder_boundaries").cfg["own_features"] = True
     nlp.get_pipe_config("encoder_boundaries")["own_features"] = True
 
@@ -158,9 +158,10 @@ def main() -> None:
     ap.add_argument("--punct-blends", default="",
                     help="encoder_boundaries' blends on punctuated Docs tried besides its blend "
                          "(`blend_punctuated`, e.g. 0,0.35); the best on dev is kept")
-    ap.add_argument("--own-features", action="store_true",
-                    help="the parser reads encoder_boundaries' own probabilities as features on every Doc "
-                         "(it was trained on them); the blends feed its prior_weight only")
+    ap.add_argument("--parser-features", default="blend", choices=("blend", "own"),
+                    help="what a parser trained with prior features reads: the probabilities the priors "
+                         "write (blend), or encoder_boundaries' own on every Doc (own: it was trained on "
+                         "them; the blends feed its prior_weight only)")
     ap.add_argument("--newlines", default="paragraph", choices=("ignore", "line", "paragraph"),
                     help="newline_boundaries first in the pipeline: blank lines (paragraph) are boundaries")
     args = ap.parse_args()
@@ -168,7 +169,7 @@ def main() -> None:
         ap.error(f"--blend must be a number in [0, 1], got {args.blend}")
     nlp = spacy.load(args.pipeline)
     add_priors(nlp, args.prior, args.blend)
-    if args.own_features:
+    if args.parser_features == "own":
         set_own_features(nlp)
     if args.newlines != "ignore" and "newline_boundaries" not in nlp.pipe_names:
         nlp.add_pipe("newline_boundaries", first=True, config={"mode": args.newlines})
@@ -206,7 +207,7 @@ def main() -> None:
     if args.metrics:
         args.metrics.parent.mkdir(parents=True, exist_ok=True)
         extra = {"blend_punctuated": chosen_blend} if punct_blends else {}
-        if args.own_features:
+        if args.parser_features == "own":
             extra["own_features"] = True
         args.metrics.write_text(json.dumps({"chosen": chosen, **extra, "tuning": table, "calibration": calib}, indent=2))
 

@@ -100,7 +100,7 @@ def test_add_prior_chooses_the_encoders_blend_on_punctuated_text(trained_model_d
                                                                   tmp_path):
     """An encoder_boundaries pipeline after the boundary_prior: `--punct-blends` tries its blend on
     punctuated Docs beside its own blend, keeps the best on dev and saves it in the config;
-    `--own-features` is saved there too."""
+    `--parser-features own` is saved there too."""
     for module in ("onnxruntime", "tokenizers", "onnx"):
         pytest.importorskip(module)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "encoder"))
@@ -114,7 +114,7 @@ def test_add_prior_chooses_the_encoders_blend_on_punctuated_text(trained_model_d
     prior, text_dev = prior_and_text_dev
     out, metrics = tmp_path / "with-encoder", tmp_path / "prior.json"
     proc = run(ROOT / "scripts/add_prior.py", trained_model_dir, prior, tmp_path / "encoder", "--blend", "0.7",
-               "--punct-blends", "0", "--own-features", "--weights", "0.3", "--punct-shifts", "0,1", "--dev", sample_path,
+               "--punct-blends", "0", "--parser-features", "own", "--weights", "0.3", "--punct-shifts", "0,1", "--dev", sample_path,
                "--text-dev", text_dev, "--out", out, "--metrics", metrics)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("blend_punctuated ") >= 2  # None (the blend) and 0 were both tuned
