@@ -137,7 +137,8 @@ def make_joint_sbd_parser(
     prior_features: read those probabilities as features too (`prior_scores.prior_column`: binned
         log-odds at b0, b0 − 1, s0, b1), learnt in training: the training Examples' predicted docs
         must carry probabilities from a model that never saw them (as noisy as on new text). A Doc
-        without them is parsed without that evidence.
+        without them is parsed without that evidence; a Doc with `doc._.boundary_feature_probs`
+        (`encoder_boundaries`' `own_features`) is read from those instead.
     threshold: None = sentences as the search decided; P in (0, 1] = a sentence starts exactly where
         `token._.sent_start_prob` >= P (`pipeline.sentence_limits`; trees repaired to one per
         sentence). Meaningful with a calibrated probability (`cfg["calibration"]`): P is then the

@@ -166,3 +166,14 @@ def test_the_curve_reads_a_snapshot_only_when_its_weights_match_its_name():
     assert not snapshot_is_consistent(250000, 7655146)  # overwritten by later weights
     assert snapshot_is_consistent(16000000, 15997843)  # the last step, a little short of the budget
     assert not snapshot_is_consistent(1000000, 980000)
+
+
+def test_operating_point_summarises_the_choices_made_on_dev():
+    from operating_point import operating_point
+
+    metrics = {"chosen": {"prior_weight": 0.3, "sb_bias": 0.45}, "tuning": [{"prior_weight": 0.0}],
+               "calibration": {"sets": {"EWT dev": {"ece": 0.003753, "tokens": 10}}}}
+    got = operating_point(metrics, {"blend": 0.7, "blend_punctuated": 0.0, "own_features": True})
+    assert got["chosen"] == metrics["chosen"] and got["calibration_ece"] == {"EWT dev": 0.0038}
+    assert (got["blend"], got["blend_punctuated"], got["parser_features"]) == (0.7, 0.0, "own")
+    assert operating_point(metrics, {})["parser_features"] == "blend"
