@@ -77,23 +77,19 @@ def add_priors(nlp, paths: List[Path], blend: Optional[float] = None) -> None:
             nlp.get_pipe_config(names[0])["blend"] = float(blend)
 
 
-def set_own_features(nlp) -> None:
-    """The parser's features from the encoder's own probabilities, its prior_weight from the blend
-    (`encoder_boundaries`' `own_features`), in the component and its config."""
+def set_encoder_setting(nlp, key: str, value, option: str) -> None:
+    """An `encoder_boundaries` setting in the component and its config: `blend_punctuated` (the
+    encoder's blend on Docs with sentence-final punctuation, None: its `blend`) or `own_features`
+    (the parser's features from the encoder's own probabilities, its prior_weight from the blend).
+    `option` names the command-line option that needs the encoder."""
     if "encoder_boundaries" not in nlp.pipe_names:
-        raise SystemExit("--parser-features own needs an encoder_boundaries pipeline among the priors")
-    nlp.get_pipe("encoder_boundaries").cfg["own_features"] = True
-    nlp.get_pipe_config("encoder_boundaries")["own_features"] = True
+        raise SystemExit(f"{option} needs an encoder_boundaries pipeline among the priors")
+    nlp.get_pipe("encoder_boundaries").cfg[key] = value
+    nlp.get_pipe_config("encoder_boundaries")[key] = value
 
 
 def set_blend_punctuated(nlp, value: Optional[float]) -> None:
-    """The encoder's blend on Docs with sentence-final punctuation (None: its `blend`), in the
-    component and its config."""
-    if "encoder_boundaries" not in nlp.pipe_names:
-        raise SystemExit("--punct-blends needs an encoder_boundaries pipeline among the priors")
-    value = None if value is None else float(value)
-    nlp.get_pipe("encoder_boundaries").cfg["blend_punctuated"] = value
-    nlp.get_pipe_config("encoder_boundaries")["blend_punctuated"] = value
+    set_encoder_setting(nlp, "blend_punctuated", None if value is None else float(value), "--punct-blends")
 
 
 def calibrate(nlp, sets, curves: Path = None) -> dict:
@@ -170,7 +166,7 @@ def main() -> None:
     nlp = spacy.load(args.pipeline)
     add_priors(nlp, args.prior, args.blend)
     if args.parser_features == "own":
-        set_own_features(nlp)
+        set_encoder_setting(nlp, "own_features", True, "--parser-features own")
     if args.newlines != "ignore" and "newline_boundaries" not in nlp.pipe_names:
         nlp.add_pipe("newline_boundaries", first=True, config={"mode": args.newlines})
     dev = {v: load_gold_docs(args.dev, nlp.vocab, v) for v in ("plain", "star")}

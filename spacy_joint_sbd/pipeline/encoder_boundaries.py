@@ -185,14 +185,15 @@ class EncoderBoundaries:
             if own is None:
                 continue  # blend 0: the earlier probabilities stay
             b, earlier = self._blend(doc), self._earlier(doc)
+            mine = numpy.clip(sigmoid(own), CLIP, 1 - CLIP).astype(numpy.float32)
             if self.cfg.get("own_features"):
-                doc._.set(DOC_FEATURE_PROBS, numpy.clip(sigmoid(own), CLIP, 1 - CLIP).astype(numpy.float32))
-            if b == 0.0 and earlier is not None:
-                continue
-            if b < 1.0 and earlier is not None:
+                doc._.set(DOC_FEATURE_PROBS, mine)
+            if earlier is None or b == 1.0:
+                doc._.set(DOC_PROBS, mine)
+            elif b > 0.0:  # at 0 the earlier probabilities stay
                 p = numpy.clip(numpy.asarray(earlier, dtype=numpy.float64), CLIP, 1 - CLIP)
-                own = (1 - b) * (numpy.log(p) - numpy.log1p(-p)) + b * own
-            doc._.set(DOC_PROBS, numpy.clip(sigmoid(own), CLIP, 1 - CLIP).astype(numpy.float32))
+                mixed = (1 - b) * (numpy.log(p) - numpy.log1p(-p)) + b * own
+                doc._.set(DOC_PROBS, numpy.clip(sigmoid(mixed), CLIP, 1 - CLIP).astype(numpy.float32))
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
         return self.scorer(examples, **kwargs) if self.scorer is not None else {}
