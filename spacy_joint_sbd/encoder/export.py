@@ -15,6 +15,7 @@ from typing import Dict, List, Mapping, Union
 import numpy
 
 from .config import BertShape
+from .heads import CANDIDATES, OUTPUTS as HEAD_OUTPUTS, add_heads, has_heads
 
 OPSET = 17
 INPUTS = ("input_ids", "attention_mask")
@@ -96,8 +97,10 @@ class _Graph:
                        axis=-1, epsilon=float(eps))
 
 
-def bert_graph(weights: Mapping[str, numpy.ndarray], shape: BertShape):
-    """The ONNX `ModelProto` of a BERT token classifier with these weights (float32)."""
+def bert_graph(weights: Mapping[str, numpy.ndarray], shape: BertShape, *, top_k: int = 4):
+    """The ONNX `ModelProto` of a BERT token classifier with these weights (float32). Weights that
+    hold syntax heads (`heads.has_heads`) add the input `candidates` and the heads' outputs, with
+    the `top_k` best head candidates of each piece."""
     from onnx import TensorProto, checker, helper
 
     w = check_weights(weights, shape)
@@ -147,12 +150,22 @@ def bert_graph(weights: Mapping[str, numpy.ndarray], shape: BertShape):
     logits = g.dense(x, w["classifier.weight"], w["classifier.bias"], "classifier")
     g.nodes.append(helper.make_node("Squeeze", [logits, g.const("last", numpy.array([2], dtype=numpy.int64))],
                                     [OUTPUT], name="logits_node"))
-    graph = helper.make_graph(
-        g.nodes, "bert_token_classifier",
-        [helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "pieces"]),
-         helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "pieces"])],
-        [helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", "pieces"])],
-        initializer=g.inits)
+    inputs = [helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "pieces"]),
+              helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "pieces"])]
+    outputs = [helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", "pieces"])]
+    if has_heads(weights):
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
+            raise ValueError(f"top_k must be an int >= 1, got {top_k!r}")
+        inputs.append(helper.make_tensor_value_info(CANDIDATES, TensorProto.INT64, ["batch", "pieces"]))
+        made = add_heads(g, x, CANDIDATES, weights, shape.hidden_size, top_k)
+        kinds = {"head_index": (TensorProto.INT64, ["batch", "pieces", "k"]),
+                 "head_score": (TensorProto.FLOAT, ["batch", "pieces", "k"]),
+                 "head_label": (TensorProto.INT64, ["batch", "pieces", "k"]),
+                 "upos": (TensorProto.INT64, ["batch", "pieces"])}
+        for name in HEAD_OUTPUTS:
+            g.nodes.append(helper.make_node("Identity", [made[name]], [name], name=name + "_node"))
+            outputs.append(helper.make_tensor_value_info(name, *kinds[name]))
+    graph = helper.make_graph(g.nodes, "bert_token_classifier", inputs, outputs, initializer=g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="spacy_joint_sbd.encoder")
     model.ir_version = 8
@@ -160,24 +173,28 @@ def bert_graph(weights: Mapping[str, numpy.ndarray], shape: BertShape):
     return model
 
 
-def export(weights: Mapping[str, numpy.ndarray], shape: BertShape, path: Union[str, Path]) -> Path:
+def export(weights: Mapping[str, numpy.ndarray], shape: BertShape, path: Union[str, Path], *, top_k: int = 4) -> Path:
     """Write the float32 graph to `path` (one file: BERT's weights fit under protobuf's 2 GB)."""
     import onnx
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save_model(bert_graph(weights, shape), str(path))
+    onnx.save_model(bert_graph(weights, shape, top_k=top_k), str(path))
     return path
 
 
 def quantize(src: Union[str, Path], dst: Union[str, Path]) -> Path:
     """Dynamic int8 quantisation of a float graph written by `export` (onnxruntime's
     `quantize_dynamic`: signed int8 weights with a scale per output channel (on dev text the fine-tuned
-    encoder loses 0.1 F1 to float32 so, 0.6 with one scale per tensor), MatMul and the embedding Gathers)."""
+    encoder loses 0.1 F1 to float32 so, 0.6 with one scale per tensor), MatMul and the embedding Gathers).
+    Weights use 7 bits of the 8 (`reduce_range`): on x86 CPUs without VNNI (AVX2 only, or AVX-512
+    without VNNI) onnxruntime multiplies uint8 activations by int8 weights in pairs summed into 16
+    bits, which saturates with full-range weights (the tiny test BERT's logits then correlate 0.94
+    with float32, 0.999 with 7-bit weights); with VNNI both forms give the same."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     dst = Path(dst)
     dst.parent.mkdir(parents=True, exist_ok=True)
-    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
+    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True, reduce_range=True,
                      op_types_to_quantize=["MatMul", "Gather"])
     return dst

@@ -14,6 +14,14 @@ the joint parser's `prior_features` then read instead of the blend: a parser tra
 encoder's probabilities reads that evidence on every Doc, while the blends choose what its
 `prior_weight` adds (the encoder then runs on every Doc).
 
+A multi-task encoder (one whose graph has syntax heads, `encoder.heads`) also writes, from the
+same windows and the same call, each token's best head candidates: `doc._.head_candidates`
+((len(doc), k) int32 token indices, best first; −1 the root, −2 none), `doc._.head_scores` (their
+probabilities under the encoder's arc scorer, float32) and `doc._.head_labels` (each candidate's
+best label as a `StringStore` hash, uint64; labels in spaCy's form, `ROOT` for the root). Whitespace
+tokens get no candidate. A word's candidates lie in its most central window. With `syntax` on
+(the default) such an encoder reads every Doc.
+
 The encoder comes from an encoder directory (`spacy_joint_sbd.encoder.files`): at `initialize`
 (`[initialize.components.encoder_boundaries] model_dir = ...`) or with the pipeline's own saved
 files; nothing is downloaded. Nothing here trains: the `encoder` project fine-tunes the encoder,
@@ -21,7 +29,7 @@ and a joint parser trained after it lists the component in `frozen_components` a
 `annotating_components`. Needs the `trf` extra (onnxruntime, tokenizers).
 """
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import numpy
 from spacy import util
@@ -30,6 +38,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..boundary import DOC_FEATURE_PROBS, DOC_PROBS
+from ..corpus.labels import to_spacy_dep
 from ..encoder.files import EncoderFiles
 from ..learn.logistic import sigmoid
 from . import boundary_prior  # noqa: F401  (the Doc extension and the scorer)
@@ -41,13 +50,21 @@ CLIP = 1e-6
 SETTINGS = {"max_words": 1, "max_pieces": 3, "max_word_pieces": 1, "batch_size": 1, "threads": 0}
 """Each int setting and its least value."""
 
+DOC_HEADS = "head_candidates"
+DOC_HEAD_SCORES = "head_scores"
+DOC_HEAD_LABELS = "head_labels"
+"""The Doc extensions of a multi-task encoder's syntax evidence."""
+for _name in (DOC_HEADS, DOC_HEAD_SCORES, DOC_HEAD_LABELS):
+    if not Doc.has_extension(_name):
+        Doc.set_extension(_name, default=None)
+
 
 def _checked(name: str, value, component: str):
     if name == "blend_punctuated" and value is None:
         return None
-    if name == "own_features":
+    if name in ("own_features", "syntax"):
         if not isinstance(value, bool):
-            raise ValueError(f"[{component}] own_features must be true or false, got {value!r}")
+            raise ValueError(f"[{component}] {name} must be true or false, got {value!r}")
         return value
     if name in ("blend", "blend_punctuated", "stride"):
         low_ok = (lambda v: 0 < v) if name == "stride" else (lambda v: 0 <= v)
@@ -65,15 +82,16 @@ def _checked(name: str, value, component: str):
 
 @Language.factory(
     "encoder_boundaries",
-    assigns=[f"doc._.{DOC_PROBS}"],
+    assigns=[f"doc._.{DOC_PROBS}", f"doc._.{DOC_HEADS}", f"doc._.{DOC_HEAD_SCORES}", f"doc._.{DOC_HEAD_LABELS}"],
     default_config={"max_words": 96, "max_pieces": 256, "max_word_pieces": 8, "batch_size": 1,
                     "threads": 0, "stride": 0.5, "blend": 1.0, "blend_punctuated": None,
-                    "own_features": False, "scorer": {"@scorers": "spacy_joint_sbd.boundary_prior_scorer.v1"}},
+                    "own_features": False, "syntax": True,
+                    "scorer": {"@scorers": "spacy_joint_sbd.boundary_prior_scorer.v1"}},
     default_score_weights={"prior_f": 1.0, "prior_p": 0.0, "prior_r": 0.0},
 )
 def make_encoder_boundaries(nlp: Language, name: str, max_words: int, max_pieces: int, max_word_pieces: int,
                             batch_size: int, threads: int, stride: float, blend: float,
-                            blend_punctuated: Optional[float], own_features: bool,
+                            blend_punctuated: Optional[float], own_features: bool, syntax: bool,
                             scorer: Optional[Callable]) -> "EncoderBoundaries":
     """max_words, max_pieces: a window's size in words and WordPieces (the encoder's training
     window is 96 words). max_word_pieces: pieces read of one word. batch_size: windows per
@@ -84,11 +102,12 @@ def make_encoder_boundaries(nlp: Language, name: str, max_words: int, max_pieces
     the encoder's log-odds against probabilities an earlier component wrote (1: replace them).
     blend_punctuated: the same for a Doc with sentence-final punctuation (None: `blend`).
     own_features: also write the encoder's own probabilities as the parser's feature source
-    (`doc._.boundary_feature_probs`)."""
+    (`doc._.boundary_feature_probs`). syntax: with a multi-task encoder, write its head candidates
+    (`doc._.head_candidates`, `head_scores`, `head_labels`)."""
     return EncoderBoundaries(nlp.vocab, name, max_words=max_words, max_pieces=max_pieces,
                              max_word_pieces=max_word_pieces, batch_size=batch_size, threads=threads,
                              stride=stride, blend=blend, blend_punctuated=blend_punctuated,
-                             own_features=own_features, scorer=scorer)
+                             own_features=own_features, syntax=syntax, scorer=scorer)
 
 
 class EncoderBoundaries:
@@ -97,14 +116,15 @@ class EncoderBoundaries:
     def __init__(self, vocab, name: str = "encoder_boundaries", *, max_words: int = 96, max_pieces: int = 256,
                  max_word_pieces: int = 8, batch_size: int = 1, threads: int = 0, stride: float = 0.5,
                  blend: float = 1.0, blend_punctuated: Optional[float] = None, own_features: bool = False,
-                 scorer: Optional[Callable] = None) -> None:
+                 syntax: bool = True, scorer: Optional[Callable] = None) -> None:
         self.vocab = vocab
         self.name = name
         self.cfg: Dict[str, Union[int, float, bool, None]] = {}
         for key, value in (("max_words", max_words), ("max_pieces", max_pieces),
                            ("max_word_pieces", max_word_pieces), ("batch_size", batch_size),
                            ("threads", threads), ("stride", stride), ("blend", blend),
-                           ("blend_punctuated", blend_punctuated), ("own_features", own_features)):
+                           ("blend_punctuated", blend_punctuated), ("own_features", own_features),
+                           ("syntax", syntax)):
             self.cfg[key] = _checked(key, value, name)
         if max_word_pieces > max_pieces - 2:
             raise ValueError(f"[{name}] max_word_pieces ({max_word_pieces}) must leave room for [CLS] and [SEP] "
@@ -112,17 +132,25 @@ class EncoderBoundaries:
         self.scorer = scorer
         self.files: Optional[EncoderFiles] = None
         self._encoder = None
+        self._label_hashes: Optional[numpy.ndarray] = None
 
     # -- the encoder ---------------------------------------------------------------------------
     def _adopt(self, files: EncoderFiles) -> None:
         from ..encoder.session import BoundaryEncoder
 
         cal = files.calibration()
+        syntax = files.card.get("syntax") or {}
+        top_k = syntax.get("top_k", 4)
         encoder = BoundaryEncoder(files.graph, files.tokenizer, max_words=int(self.cfg["max_words"]),
                                   max_pieces=int(self.cfg["max_pieces"]),
                                   max_word_pieces=int(self.cfg["max_word_pieces"]),
                                   batch_size=int(self.cfg["batch_size"]), threads=int(self.cfg["threads"]),
-                                  stride=float(self.cfg["stride"]))
+                                  stride=float(self.cfg["stride"]), top_k=top_k)
+        labels = syntax.get("labels")
+        if encoder.syntax and (not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels)):
+            raise ValueError("the encoder has syntax heads but its card (encoder.json) lists no labels under syntax.labels")
+        self._label_hashes = (numpy.asarray([self.vocab.strings.add(to_spacy_dep(x)) for x in labels], dtype=numpy.uint64)
+                              if encoder.syntax else None)
         self.files, self._encoder, self._cal = files, encoder, cal
 
     @property
@@ -142,13 +170,18 @@ class EncoderBoundaries:
 
     # -- prediction ----------------------------------------------------------------------------
     def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations([doc], self.predict([doc]))
+        self.set_annotations([doc], *self.predict_all([doc]))
         return doc
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         for docs in util.minibatch(stream, size=batch_size):
-            self.set_annotations(docs, self.predict(docs))
+            self.set_annotations(docs, *self.predict_all(docs))
             yield from docs
+
+    @property
+    def writes_syntax(self) -> bool:
+        """Whether Docs get head candidates: a multi-task encoder with `syntax` on."""
+        return bool(self.cfg.get("syntax")) and self.encoder.syntax
 
     def _blend(self, doc: Doc) -> float:
         """The blend for `doc`: `blend_punctuated` (when set) if it has sentence-final punctuation."""
@@ -162,25 +195,58 @@ class EncoderBoundaries:
     def predict(self, docs: List[Doc]) -> List[Optional[numpy.ndarray]]:
         """Each Doc's (len(doc),) log-odds; whitespace tokens get the least. None for a Doc whose
         blend is 0 and that has earlier probabilities: it keeps them, the encoder does not read it
-        (unless `own_features`)."""
+        (unless `own_features`, or a multi-task encoder's `syntax`)."""
+        return self.predict_all(docs)[0]
+
+    def predict_all(self, docs: List[Doc]) -> Tuple[List[Optional[numpy.ndarray]], List[Optional[Tuple[numpy.ndarray, ...]]]]:
+        """`predict`'s log-odds, and each Doc's syntax evidence (head candidates, their
+        probabilities, their labels' hashes: (len(doc), k) each) when the encoder writes it."""
         encoder = self.encoder
-        own_features = bool(self.cfg.get("own_features"))
-        run = [own_features or not (self._blend(doc) == 0.0 and self._earlier(doc) is not None) for doc in docs]
+        syntax = self.writes_syntax
+        always = syntax or bool(self.cfg.get("own_features"))
+        run = [always or not (self._blend(doc) == 0.0 and self._earlier(doc) is not None) for doc in docs]
         keeps = [~doc.to_array("IS_SPACE").astype(bool) if len(doc) else numpy.zeros(0, dtype=bool) for doc in docs]
         words = [[t.text for t, k in zip(doc, keep) if k] for doc, keep, r in zip(docs, keeps, run) if r]
-        logits = iter(encoder.many_logits(words))
+        if syntax:
+            outputs = encoder.many_outputs(words)
+            logits = iter([o.logits for o in outputs])
+        else:
+            outputs = None
+            logits = iter(encoder.many_logits(words))
+        found = iter(outputs or ())
         low = float(numpy.log(CLIP) - numpy.log1p(-CLIP))
         out: List[Optional[numpy.ndarray]] = []
+        evidence: List[Optional[Tuple[numpy.ndarray, ...]]] = []
         for doc, keep, r in zip(docs, keeps, run):
             if not r:
                 out.append(None)
+                evidence.append(None)
                 continue
             full = numpy.full(len(doc), low, dtype=numpy.float64)
             full[keep] = self._cal["scale"] * next(logits).astype(numpy.float64) + self._cal["shift"]
             out.append(full)
-        return out
+            evidence.append(self._token_evidence(next(found), keep) if syntax else None)
+        return out, evidence
 
-    def set_annotations(self, docs: List[Doc], logits: List[Optional[numpy.ndarray]]) -> None:
+    def _token_evidence(self, words, keep: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+        """A word sequence's head candidates on the Doc's tokens (whitespace tokens have none)."""
+        n, k = len(keep), words.heads.shape[1]
+        token_of = numpy.flatnonzero(keep)
+        heads = numpy.full((n, k), -2, dtype=numpy.int32)
+        real = words.heads >= 0
+        heads[keep] = numpy.where(real, token_of[numpy.clip(words.heads, 0, None)], words.heads)
+        scores = numpy.zeros((n, k), dtype=numpy.float32)
+        scores[keep] = numpy.exp(words.head_scores)
+        labels = numpy.zeros((n, k), dtype=numpy.uint64)
+        labels[keep] = numpy.where(words.heads != -2, self._label_hashes[numpy.clip(words.head_labels, 0, len(self._label_hashes) - 1)], 0)
+        return heads, scores, labels
+
+    def set_annotations(self, docs: List[Doc], logits: List[Optional[numpy.ndarray]],
+                        evidence: Optional[List[Optional[Tuple[numpy.ndarray, ...]]]] = None) -> None:
+        for doc, found in zip(docs, evidence or ()):
+            if found is not None:
+                for name, value in zip((DOC_HEADS, DOC_HEAD_SCORES, DOC_HEAD_LABELS), found):
+                    doc._.set(name, value)
         for doc, own in zip(docs, logits):
             if own is None:
                 continue  # blend 0: the earlier probabilities stay

@@ -170,3 +170,50 @@ def test_joint_parser_reads_the_encoders_evidence(trained_nlp, tmp_path):
     assert len(list(nlp(text).sents)) == len(list(plain.sents))  # weight 0: the evidence is not read
     nlp.get_pipe("joint_sbd_parser").prior_weight = 1.5
     assert len(list(nlp(text).sents)) > len(list(plain.sents))
+
+
+@pytest.fixture(scope="module")
+def syntax_encoder_dir(tmp_path_factory):
+    return write_encoder_dir(tmp_path_factory.mktemp("syntax") / "enc", syntax=True, top_k=3)
+
+
+def test_syntax_evidence_on_tokens(syntax_encoder_dir, tmp_path):
+    """A multi-task encoder writes each word's head candidates in Doc token indices (whitespace
+    tokens none, never the token itself), their probabilities and labels; saved and loaded alike;
+    `syntax` false writes none."""
+    from spacy_joint_sbd.pipeline.encoder_boundaries import DOC_HEAD_LABELS, DOC_HEAD_SCORES, DOC_HEADS
+    from tiny_bert import SYNTAX_LABELS
+
+    nlp = _nlp(syntax_encoder_dir)
+    doc = nlp(TEXT)
+    heads, scores, labels = (doc._.get(n) for n in (DOC_HEADS, DOC_HEAD_SCORES, DOC_HEAD_LABELS))
+    assert heads.shape == scores.shape == labels.shape == (len(doc), 3)
+    space = numpy.array([t.is_space for t in doc])
+    assert (heads[space] == -2).all() and (scores[space] == 0).all()
+    words = ~space
+    assert (heads[words, 0] >= -1).all()
+    assert not (heads == numpy.arange(len(doc))[:, None]).any()
+    real = heads[words] >= 0
+    assert not space[heads[words][real]].any()  # a head is a word
+    assert ((scores[words] >= 0) & (scores[words] <= 1)).all() and (numpy.diff(scores[words], axis=1) <= 1e-6).all()
+    names = {nlp.vocab.strings[int(h)] for h in labels[words].ravel()}
+    assert names <= {"ROOT" if x == "root" else x for x in SYNTAX_LABELS}
+    assert doc._.get(DOC_PROBS).shape == (len(doc),)
+    nlp.to_disk(tmp_path / "p")
+    again = spacy.load(tmp_path / "p")(TEXT)
+    numpy.testing.assert_array_equal(again._.get(DOC_HEADS), heads)
+    numpy.testing.assert_array_equal(again._.get(DOC_HEAD_LABELS), labels)
+    off = _nlp(syntax_encoder_dir, syntax=False)(TEXT)
+    assert off._.get(DOC_HEADS) is None
+    numpy.testing.assert_array_equal(off._.get(DOC_PROBS), doc._.get(DOC_PROBS))
+
+
+def test_syntax_card_without_labels_is_an_error(tmp_path):
+    import json
+
+    d = write_encoder_dir(tmp_path / "enc", syntax=True)
+    card = json.loads((d / CARD).read_text())
+    del card["syntax"]
+    (d / CARD).write_text(json.dumps(card))
+    with pytest.raises(ValueError, match="syntax.labels"):
+        _nlp(d)

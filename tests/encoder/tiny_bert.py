@@ -53,6 +53,13 @@ def forward(weights: Dict[str, numpy.ndarray], ids: numpy.ndarray, mask: numpy.n
             shape: BertShape = SHAPE) -> numpy.ndarray:
     """(batch, pieces) logits, in float64."""
     w = {k[5:] if k.startswith("bert.") else k: v.astype(numpy.float64) for k, v in weights.items()}
+    return (hidden(weights, ids, mask, shape) @ w["classifier.weight"].T + w["classifier.bias"])[..., 0]
+
+
+def hidden(weights: Dict[str, numpy.ndarray], ids: numpy.ndarray, mask: numpy.ndarray,
+           shape: BertShape = SHAPE) -> numpy.ndarray:
+    """(batch, pieces, hidden) last layer, in float64."""
+    w = {k[5:] if k.startswith("bert.") else k: v.astype(numpy.float64) for k, v in weights.items()}
     eps = shape.layer_norm_eps
     b, t = ids.shape
     x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:t][None]
@@ -80,7 +87,52 @@ def forward(weights: Dict[str, numpy.ndarray], ids: numpy.ndarray, mask: numpy.n
         hmid = lin(x, "intermediate.dense")
         hmid = 0.5 * hmid * (1 + verf(hmid / numpy.sqrt(2)))
         x = _ln(lin(hmid, "output.dense") + x, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps)
-    return (x @ w["classifier.weight"].T + w["classifier.bias"])[..., 0]
+    return x
+
+
+def random_head_weights(seed: int = 0, shape: BertShape = SHAPE, *, arc: int = 12, lab: int = 8,
+                        n_labels: int = 5, n_upos: int = 4) -> Dict[str, numpy.ndarray]:
+    """The syntax heads of a multi-task encoder (`spacy_joint_sbd.encoder.heads`), N(0, 0.3)."""
+    rng = numpy.random.default_rng(seed)
+    h = shape.hidden_size
+
+    def r(*dims):
+        return rng.normal(0, 0.3, dims).astype(numpy.float32)
+
+    return {"arc_dep.weight": r(arc, h), "arc_dep.bias": r(arc), "arc_head.weight": r(arc, h), "arc_head.bias": r(arc),
+            "arc_W": r(arc, arc), "arc_u": r(arc), "lab_dep.weight": r(lab, h), "lab_dep.bias": r(lab),
+            "lab_head.weight": r(lab, h), "lab_head.bias": r(lab), "lab_W": r(n_labels, lab, lab),
+            "lab_V.weight": r(n_labels, 2 * lab), "lab_V.bias": r(n_labels), "upos.weight": r(n_upos, h),
+            "upos.bias": r(n_upos)}
+
+
+def forward_heads(weights: Dict[str, numpy.ndarray], ids: numpy.ndarray, mask: numpy.ndarray,
+                  candidates: numpy.ndarray, top_k: int, shape: BertShape = SHAPE):
+    """(head_index, head_score, head_label, upos) as the graph defines them, in float64."""
+    w = {k: v.astype(numpy.float64) for k, v in weights.items()}
+    x = hidden(weights, ids, mask, shape)
+    verf = numpy.vectorize(erf)
+
+    def mlp(name):
+        v = x @ w[name + ".weight"].T + w[name + ".bias"]
+        return 0.5 * v * (1 + verf(v / numpy.sqrt(2)))
+
+    d, hd = mlp("arc_dep"), mlp("arc_head")
+    s = d @ w["arc_W"] @ hd.transpose(0, 2, 1) + (hd @ w["arc_u"])[:, None, :]
+    t = ids.shape[1]
+    s = s + (1 - candidates[:, None, :]) * -10000.0 + numpy.eye(t)[None] * -10000.0
+    s = s - s.max(-1, keepdims=True)
+    logp = s - numpy.log(numpy.exp(s).sum(-1, keepdims=True))
+    index = numpy.argsort(-logp, axis=-1, kind="stable")[..., :top_k]
+    score = numpy.take_along_axis(logp, index, axis=-1)
+    ld, lh = mlp("lab_dep"), mlp("lab_head")
+    nb = ld.shape[-1]
+    pair = numpy.einsum("bid,lde,bje->bijl", ld, w["lab_W"], lh)
+    pair = pair + (ld @ w["lab_V.weight"][:, :nb].T)[:, :, None, :] + (lh @ w["lab_V.weight"][:, nb:].T)[:, None, :, :]
+    best = (pair + w["lab_V.bias"]).argmax(-1)
+    label = numpy.take_along_axis(best, index, axis=-1)
+    upos = (x @ w["upos.weight"].T + w["upos.bias"]).argmax(-1)
+    return index, score, label, upos
 
 
 def wordpiece_tokenizer_json(vocab: List[str] = VOCAB) -> str:
@@ -96,8 +148,14 @@ def wordpiece_tokenizer_json(vocab: List[str] = VOCAB) -> str:
     return tok.to_str()
 
 
-def write_encoder_dir(path, *, seed: int = 0, quantized: bool = True, calibration=None):
-    """An encoder directory of the tiny BERT (export → int8 quantisation → `EncoderFiles`)."""
+SYNTAX_LABELS = ["root", "nsubj", "obj", "det", "advmod"]
+SYNTAX_UPOS = ["NOUN", "VERB", "DET", "X"]
+
+
+def write_encoder_dir(path, *, seed: int = 0, quantized: bool = True, calibration=None, syntax: bool = False,
+                      top_k: int = 3):
+    """An encoder directory of the tiny BERT (export → int8 quantisation → `EncoderFiles`); with
+    `syntax`, a multi-task one (random heads over `SYNTAX_LABELS`)."""
     import tempfile
     from pathlib import Path
 
@@ -105,10 +163,15 @@ def write_encoder_dir(path, *, seed: int = 0, quantized: bool = True, calibratio
     from spacy_joint_sbd.encoder.files import EncoderFiles
 
     with tempfile.TemporaryDirectory() as tmp:
-        graph = export(random_weights(seed), SHAPE, Path(tmp) / "f32.onnx")
+        weights = random_weights(seed)
+        if syntax:
+            weights.update(random_head_weights(seed + 1, n_labels=len(SYNTAX_LABELS), n_upos=len(SYNTAX_UPOS)))
+        graph = export(weights, SHAPE, Path(tmp) / "f32.onnx", top_k=top_k)
         if quantized:
             graph = quantize(graph, Path(tmp) / "i8.onnx")
         data = graph.read_bytes()
     card = {"calibration": calibration} if calibration else {}
+    if syntax:
+        card["syntax"] = {"labels": SYNTAX_LABELS, "upos": SYNTAX_UPOS, "top_k": top_k}
     EncoderFiles(data, wordpiece_tokenizer_json(), card).to_disk(path)
     return Path(path)
