@@ -117,8 +117,8 @@ class BoundaryEncoder:
             batch = work[b:b + self.batch_size]
             rows = [(plans[t][0], plans[t][1]) + plans[t][2][k] for t, k in batch]
             width = 2 + max(int(offsets[e] - offsets[s]) for _, offsets, s, e in rows)
-            if syntax:
-                width = max(width, k_top)  # TopK needs k candidates' room, padding included
+            if self.syntax:
+                width = max(width, k_top)  # the graph's TopK needs room for k, padding included
             input_ids = numpy.full((len(batch), width), self.pieces.pad_id, dtype=numpy.int64)
             mask = numpy.zeros((len(batch), width), dtype=numpy.int64)
             cand = numpy.zeros((len(batch), width), dtype=numpy.int64)

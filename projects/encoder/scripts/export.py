@@ -29,7 +29,8 @@ from prepare import corrupt  # noqa: E402
 from spacy_joint_sbd.boundary import platt_fit  # noqa: E402
 from spacy_joint_sbd.corpus.running_text import iter_file_records, iter_text_files  # noqa: E402
 from spacy_joint_sbd.encoder.config import BertShape  # noqa: E402
-from spacy_joint_sbd.encoder.export import export, quantize  # noqa: E402
+from spacy_joint_sbd.encoder.export import OUTPUT, export, quantize  # noqa: E402
+from spacy_joint_sbd.encoder.heads import CANDIDATES, has_heads  # noqa: E402
 from spacy_joint_sbd.encoder.files import GRAPH, EncoderFiles  # noqa: E402
 from spacy_joint_sbd.encoder.session import BoundaryEncoder  # noqa: E402
 
@@ -63,7 +64,8 @@ def prf(logits, gold, scale=1.0, shift=0.0):
 
 
 def torch_check(snapshot: Path, graph: bytes, windows: int = 8) -> float:
-    """Largest |torch logit − ONNX logit| on random id windows (torch installed), else NaN."""
+    """Largest |torch logit − ONNX logit| of the boundary head on random id windows (torch
+    installed), else NaN; a multi-task graph is given every piece as a head candidate."""
     try:
         import torch
         from transformers import BertForTokenClassification
@@ -78,8 +80,11 @@ def torch_check(snapshot: Path, graph: bytes, windows: int = 8) -> float:
     m[1, 40:] = 0
     with torch.no_grad():
         ref = model(input_ids=torch.from_numpy(x), attention_mask=torch.from_numpy(m)).logits[..., 0].numpy()
-    got = onnxruntime.InferenceSession(graph, providers=["CPUExecutionProvider"]).run(
-        None, {"input_ids": x, "attention_mask": m})[0]
+    session = onnxruntime.InferenceSession(graph, providers=["CPUExecutionProvider"])
+    feed = {"input_ids": x, "attention_mask": m}
+    if CANDIDATES in [i.name for i in session.get_inputs()]:
+        feed[CANDIDATES] = m
+    got = session.run([OUTPUT], feed)[0]
     return float(numpy.abs(ref - got)[m == 1].max())
 
 
@@ -94,12 +99,15 @@ def main() -> None:
     ap.add_argument("--base-name", default="all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0)",
                     help="the pretrained encoder, as the card names it")
     ap.add_argument("--float", action="store_true", help="keep the float32 graph beside the int8 one")
+    ap.add_argument("--top-k", type=int, default=4, help="a multi-task encoder's head candidates per word")
+    ap.add_argument("--ud", type=Path, default=None, help="UD treebanks: a multi-task encoder's dev scores")
+    ap.add_argument("--syntax-sets", default="en_ewt/dev,en_gum/dev")
     args = ap.parse_args()
     shape = BertShape.from_file(args.snapshot / "config.json")
     weights = load_file(str(args.snapshot / "model.safetensors"))
     tok = (args.base / "tokenizer.json").read_text(encoding="utf8")
     with tempfile.TemporaryDirectory() as tmp:
-        f32 = export(weights, shape, Path(tmp) / "f32.onnx")
+        f32 = export(weights, shape, Path(tmp) / "f32.onnx", top_k=args.top_k)
         i8 = quantize(f32, Path(tmp) / "i8.onnx")
         graph32, graph8 = f32.read_bytes(), i8.read_bytes()
     diff = torch_check(args.snapshot, graph32)
@@ -107,8 +115,8 @@ def main() -> None:
         raise SystemExit(f"error: the ONNX graph differs from the torch model by {diff:.2e}")
     dev = dev_streams(args.dev, args.include, args.dev_words, seed=0)
     words, gold = [d[0] for d in dev], [d[1] for d in dev]
-    lg32 = BoundaryEncoder(graph32, tok).many_logits(words)
-    lg8 = BoundaryEncoder(graph8, tok).many_logits(words)
+    lg32 = BoundaryEncoder(graph32, tok, top_k=args.top_k).many_logits(words)
+    lg8 = BoundaryEncoder(graph8, tok, top_k=args.top_k).many_logits(words)
     a, b = platt_fit(numpy.concatenate([lg[1:] for lg in lg8]).astype(numpy.float64),
                      numpy.concatenate([g[1:] for g in gold]).astype(numpy.float64))
     train = json.loads((args.snapshot / "train.json").read_text()) if (args.snapshot / "train.json").exists() else {}
@@ -118,6 +126,20 @@ def main() -> None:
             "torch_onnx_max_diff": None if diff != diff else diff,
             "dev": {"sets": args.include, "words": int(sum(len(w) for w in words)),
                     "float32": prf(lg32, gold), "int8": prf(lg8, gold), "int8_calibrated": prf(lg8, gold, a, b)}}
+    if has_heads(weights):
+        meta = train.get("treebank_meta") or {}
+        if not meta.get("labels"):
+            raise SystemExit(f"error: {args.snapshot}: train.json names no labels (finetune_syntax.py writes them)")
+        card["syntax"] = {"labels": meta["labels"], "upos": meta["upos"], "top_k": args.top_k}
+        if args.ud is not None:
+            from score_syntax import read_sets, syntax_scores
+
+            card["syntax"]["dev"] = {}
+            for name, recs in read_sets(args.ud, args.syntax_sets.split(","), ["plain", "star"]).items():
+                card["syntax"]["dev"][name] = {
+                    kind: syntax_scores(BoundaryEncoder(g, tok, top_k=args.top_k), recs, meta["labels"], meta["upos"])
+                    for kind, g in (("float32", graph32), ("int8", graph8))}
+                print(name, json.dumps(card["syntax"]["dev"][name]), flush=True)
     if args.out.exists():
         shutil.rmtree(args.out)
     EncoderFiles(graph8, tok, card).to_disk(args.out)

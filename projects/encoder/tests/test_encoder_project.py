@@ -177,3 +177,106 @@ def test_operating_point_summarises_the_choices_made_on_dev():
     assert got["chosen"] == metrics["chosen"] and got["calibration_ece"] == {"EWT dev": 0.0038}
     assert (got["blend"], got["blend_punctuated"], got["parser_features"]) == (0.7, 0.0, "own")
     assert operating_point(metrics, {})["parser_features"] == "blend"
+
+
+def _tiny_ud(root: Path) -> Path:
+    """A UD folder whose `en_tiny` treebank's train and dev are the repository's EWT sample."""
+    sample = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "en_ewt-sample.conllu"
+    (root / "en_tiny").mkdir(parents=True)
+    for split in ("train", "dev"):
+        (root / "en_tiny" / f"{split}.conllu").write_text(sample.read_text(encoding="utf8"), encoding="utf8")
+    return root
+
+
+def _prepare_syntax(tmp_path, tok, out, *extra):
+    subprocess.run([sys.executable, str(SCRIPTS / "prepare_syntax.py"), str(out), "--ud", str(tmp_path / "ud"),
+                    "--treebanks", "en_tiny", "--tokenizer", str(tok), "--folds", "2", *extra],
+                   check=True, capture_output=True)
+    return numpy.load(out)
+
+
+def test_treebank_windows_point_heads_at_pieces_in_the_window(tmp_path):
+    from syntax_windows import Treebank, collate
+    from tiny_bert import wordpiece_tokenizer_json
+
+    from spacy_joint_sbd.corpus.conllu import read_conllu
+
+    _tiny_ud(tmp_path / "ud")
+    tok = tmp_path / "tokenizer.json"
+    tok.write_text(wordpiece_tokenizer_json())
+    a = _prepare_syntax(tmp_path, tok, tmp_path / "a.npz")
+    b = _prepare_syntax(tmp_path, tok, tmp_path / "b.npz")
+    for key in ("ids", "heads", "labels", "starts", "doc_fold"):
+        numpy.testing.assert_array_equal(a[key], b[key])
+    meta = json.loads(str(a["meta"]))
+    plain = read_conllu(tmp_path / "ud" / "en_tiny" / "train.conllu", "plain")
+    star = read_conllu(tmp_path / "ud" / "en_tiny" / "train.conllu", "star")
+    assert meta["words"] == sum(len(r) for r in plain + star) and meta["documents"] == len(plain) + len(star)
+    assert set(meta["labels"]) == {d for r in plain for d in r.deps}
+    # a document and its star variant share a fold
+    n = len(plain)
+    numpy.testing.assert_array_equal(a["doc_fold"][:n], a["doc_fold"][n:])
+    tb = Treebank(tmp_path / "a.npz")
+    import random
+
+    seen = 0
+    for rng in (None, random.Random(3)):
+        wins = tb.windows(7, 254, rng)
+        assert sum(e - s for _, s, e in wins) == meta["words"]  # every word once
+        for d, s, e in wins[:40]:
+            w = tb.window(d, s, e)
+            first = numpy.flatnonzero(w["candidates"][1:]) + 1
+            assert len(first) == e - s == w["words"]
+            for k, pos in enumerate(first):
+                gold = int(tb.heads[s + k])
+                target = w["heads"][pos]
+                if gold < 0:
+                    assert target == 0
+                elif s <= gold + tb.doc_words[d] < e:
+                    assert target == first[gold + tb.doc_words[d] - s]
+                    assert meta["labels"][w["labels"][pos]] == tb.meta["labels"][tb.labels[s + k]]
+                    seen += 1
+                else:
+                    assert target == -1
+    assert seen > 50
+    batch = collate([tb.window(*x) for x in wins[:3]], 0, 2, 3)
+    assert batch["ids"].shape == batch["heads"].shape and (batch["ids"][:, 0] == 2).all()
+    # a fold's encoder trains on the other folds' documents only
+    out = Treebank(tmp_path / "a.npz", fold=0)
+    assert all(tb.doc_fold[d] == 1 for d in out.docs) and 0 < len(out.docs) < len(tb.docs)
+
+
+def test_export_of_a_multi_task_snapshot_records_its_labels_and_dev_scores(tmp_path):
+    from tiny_bert import SHAPE, random_head_weights, random_weights, wordpiece_tokenizer_json
+
+    from spacy_joint_sbd.encoder.files import EncoderFiles
+
+    _tiny_ud(tmp_path / "ud")
+    labels = sorted({d for r in __import__("spacy_joint_sbd.corpus.conllu", fromlist=["read_conllu"]).read_conllu(
+        tmp_path / "ud" / "en_tiny" / "train.conllu") for d in r.deps})
+    snap, base = tmp_path / "snap", tmp_path / "base"
+    snap.mkdir()
+    base.mkdir()
+    weights = {**random_weights(2), **random_head_weights(3, n_labels=len(labels), n_upos=17)}
+    safetensors_numpy.save_file(weights, str(snap / "model.safetensors"))
+    (snap / "config.json").write_text(json.dumps(SHAPE.to_dict()))
+    upos = ["ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
+            "PUNCT", "SCONJ", "SYM", "VERB", "X"]
+    (snap / "train.json").write_text(json.dumps({"words": 99, "treebank_meta": {"labels": labels, "upos": upos}}))
+    (base / "tokenizer.json").write_text(wordpiece_tokenizer_json())
+    _text(tmp_path / "text")
+    subprocess.run([sys.executable, str(SCRIPTS / "export.py"), str(snap), str(base), str(tmp_path / "enc"),
+                    "--dev", str(tmp_path / "text"), "--include", "talk/dev", "--dev-words", "300", "--top-k", "3",
+                    "--ud", str(tmp_path / "ud"), "--syntax-sets", "en_tiny/dev"], check=True, capture_output=True)
+    card = EncoderFiles.from_disk(tmp_path / "enc").card
+    assert card["syntax"]["labels"] == labels and card["syntax"]["top_k"] == 3
+    dev = card["syntax"]["dev"]
+    assert set(dev) == {"en_tiny/dev", "en_tiny/dev*"}
+    for kind in ("float32", "int8"):
+        assert dev["en_tiny/dev"][kind]["words"] > 100 and 0 <= dev["en_tiny/dev"][kind]["las"] <= 100
+    out = tmp_path / "scores.json"
+    subprocess.run([sys.executable, str(SCRIPTS / "score_syntax.py"), str(tmp_path / "enc"), str(out),
+                    "--ud", str(tmp_path / "ud"), "--sets", "en_tiny/dev", "--variants", "star"],
+                   check=True, capture_output=True)
+    got = json.loads(out.read_text())["sets"]["en_tiny/dev*"]["int8"]
+    assert got == dev["en_tiny/dev*"]["int8"] | {"words_per_second": got["words_per_second"]}
