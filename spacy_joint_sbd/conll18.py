@@ -120,7 +120,9 @@ def from_doc(doc, doc_id: str = "") -> Analysis:
 
 def from_segments(text: str, sentences: Iterable, doc_id: str = "") -> Analysis:
     """`segment`'s `Sentence`s of `text` with their parse (`with_parse=True`): tokens with
-    character offsets, heads within the sentence (-1 for the root) and labels."""
+    character offsets, heads within the sentence (-1 for the root) and labels. Their heads count
+    from the sentence's first word, so a head on whitespace before it would read as a root: the
+    joint parser attaches no word to whitespace; `from_doc` scores any other pipeline exactly."""
     tokens: List[Span] = []
     words = []
     spans: List[Span] = []
