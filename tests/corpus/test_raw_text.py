@@ -49,7 +49,7 @@ def test_a_str_path_without_newdoc_and_malformed_lines(tmp_path):
 
 
 def test_gold_tokens_words_and_heads(sample_path, tmp_path):
-    """Each token's span holds its surface form; the words (multi-word tokens split) and their
+    """Tokens cover the text but its whitespace; the words (multi-word tokens split) and their
     document-level heads and labels are those `read_conllu` reads; a bad head names its line."""
     import pytest
 
@@ -70,13 +70,15 @@ def test_gold_tokens_words_and_heads(sample_path, tmp_path):
             forms = [w.form for w in doc.words if w.token == t]
             assert forms and ("".join(forms) == doc.text[a:b] or len(forms) > 1), (doc.doc_id, t)
     assert multiword > 10
-    rows = ["1-2\tI'm\t_\t_\t_\t_\t_\t_\t_\t_", "1\tI\t_\tX\t_\t_\t3\tnsubj\t_\t_", "2\t'm\t_\tX\t_\t_\t3\tcop\t_\t_",
-            "3\tok\t_\tX\t_\t_\t0\troot\t_\t_", "", "1\tYes\t_\tX\t_\t_\t_\t_\t_\t_", ""]
+    # a sentence that ends in a multi-word token: the next sentence keeps its first words
+    rows = ["1\tSo\t_\tX\t_\t_\t2\tadvmod\t_\t_", "2-3\tI'm\t_\t_\t_\t_\t_\t_\t_\t_",
+            "2\tI\t_\tX\t_\t_\t0\troot\t_\t_", "3\t'm\t_\tX\t_\t_\t2\tcop\t_\t_", "",
+            "1\tYes\t_\tX\t_\t_\t_\t_\t_\t_", ""]
     path = tmp_path / "mwt.conllu"
     path.write_text("\n".join(rows), encoding="utf8")
     (doc,) = raw_documents(path)
-    assert (doc.text, doc.tokens, doc.sent_words) == ("I'm ok Yes", [(0, 3), (4, 6), (7, 10)], [0, 3])
-    assert [(w.token, w.head) for w in doc.words] == [(0, 2), (0, 2), (1, -1), (2, None)]
-    path.write_text("\n".join(rows).replace("\t3\tcop", "\tx\tcop"), encoding="utf8")
-    with pytest.raises(ConllUError, match="mwt.conllu:3: bad head 'x'"):
+    assert (doc.text, doc.tokens, doc.sent_words, doc.gold) == ("So I'm Yes", [(0, 2), (3, 6), (7, 10)], [0, 3], [0, 7])
+    assert [(w.token, w.head) for w in doc.words] == [(0, 1), (1, -1), (1, 1), (2, None)]
+    path.write_text("\n".join(rows).replace("\t2\tcop", "\tx\tcop"), encoding="utf8")
+    with pytest.raises(ConllUError, match="mwt.conllu:4: bad head 'x'"):
         list(raw_documents(path))
