@@ -9,7 +9,7 @@ sentence *spans* and counts a predicted sentence as correct only if both its sta
 gold sentence, and it includes each document's first sentence. One misplaced boundary therefore
 costs two sentences there (the two neighbours) but one start token here; and a document-initial
 sentence counts there but its start token does not here. The measures agree in direction, not in
-value.
+value; `conll18` computes the evaluator's measures on raw text.
 
 Attachment scores are over all tokens of the document, on gold tokens: UAS = head correct (a root
 is correct if it is a root in both), LAS = head and label correct. `dep_las_universal` compares

@@ -46,3 +46,39 @@ def test_a_str_path_without_newdoc_and_malformed_lines(tmp_path):
         bad.write_text("\n".join(rows[:3] + [bad_row]), encoding="utf8")
         with pytest.raises(ConllUError, match=f"bad.conllu:4: {why}"):
             list(raw_documents(bad))
+
+
+def test_gold_tokens_words_and_heads(sample_path, tmp_path):
+    """Tokens cover the text but its whitespace; the words (multi-word tokens split) and their
+    document-level heads and labels are those `read_conllu` reads; a bad head names its line."""
+    import pytest
+
+    from spacy_joint_sbd.corpus import ConllUError
+
+    docs = list(raw_documents(sample_path))
+    records = read_conllu(sample_path, sents_per_doc=0)
+    multiword = 0
+    for doc, rec in zip(docs, records):
+        assert [w.form for w in doc.words] == rec.words, doc.doc_id
+        assert [w.head for w in doc.words] == rec.heads and [w.dep for w in doc.words] == rec.deps
+        assert doc.tokens[0][0] == 0 and doc.tokens[-1][1] == len(doc.text)
+        assert all(doc.text[a:b].strip() and not doc.text[b:c].strip()
+                   for (a, b), (c, _) in zip(doc.tokens, doc.tokens[1:]))  # tokens cover the text but whitespace
+        assert [doc.tokens[doc.words[k].token][0] for k in doc.sent_words] == doc.gold
+        multiword += len(doc.words) - len({w.token for w in doc.words})
+        for t, (a, b) in enumerate(doc.tokens):
+            forms = [w.form for w in doc.words if w.token == t]
+            assert forms and ("".join(forms) == doc.text[a:b] or len(forms) > 1), (doc.doc_id, t)
+    assert multiword > 10
+    # a sentence that ends in a multi-word token: the next sentence keeps its first words
+    rows = ["1\tSo\t_\tX\t_\t_\t2\tadvmod\t_\t_", "2-3\tI'm\t_\t_\t_\t_\t_\t_\t_\t_",
+            "2\tI\t_\tX\t_\t_\t0\troot\t_\t_", "3\t'm\t_\tX\t_\t_\t2\tcop\t_\t_", "",
+            "1\tYes\t_\tX\t_\t_\t_\t_\t_\t_", ""]
+    path = tmp_path / "mwt.conllu"
+    path.write_text("\n".join(rows), encoding="utf8")
+    (doc,) = raw_documents(path)
+    assert (doc.text, doc.tokens, doc.sent_words, doc.gold) == ("So I'm Yes", [(0, 2), (3, 6), (7, 10)], [0, 3], [0, 7])
+    assert [(w.token, w.head) for w in doc.words] == [(0, 1), (1, -1), (1, 1), (2, None)]
+    path.write_text("\n".join(rows).replace("\t2\tcop", "\tx\tcop"), encoding="utf8")
+    with pytest.raises(ConllUError, match="mwt.conllu:4: bad head 'x'"):
+        list(raw_documents(path))

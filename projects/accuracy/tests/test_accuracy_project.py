@@ -218,6 +218,55 @@ def test_raw_documents_layouts_and_scoring(ud):
     assert rd.starts_of([(0, 5), (5, 9)], "Hi.   Yes") == {0, 6}
 
 
+def _flat_trees(doc):
+    """Each sentence (from the sentencizer) a flat tree under its first word (as in the joint
+    parser, no whitespace token heads a word)."""
+    import numpy
+    from spacy.attrs import DEP, HEAD
+
+    arr = numpy.zeros((len(doc), 2), dtype="uint64")
+    for sent in doc.sents:
+        root = next((t.i for t in sent if not t.is_space), sent.start)
+        for t in sent:
+            arr[t.i] = ((root - t.i) % 2 ** 64, doc.vocab.strings.add("ROOT" if t.i == root else "dep"))
+    doc.from_array([HEAD, DEP], arr)
+    return doc
+
+
+def test_raw_documents_reports_the_conll18_measures(ud):
+    """Beside the boundary P / R / F1, the CoNLL 2018 measures: Sentences alone for a splitter (the
+    gold spans score 100), all five for a parse through `segment`, as `conll18` scores the Doc of
+    the same text."""
+    import functools
+
+    import spacy
+    from spacy.language import Language
+
+    from spacy_joint_sbd import conll18
+
+    sys.path.insert(0, str(PROJECT / "scripts"))
+    import raw_documents as rd
+
+    docs = [d for d in rd.raw_documents(ud / "en_gum" / "dev.conllu") if d.text.strip()][:6]
+    texts = [rd.layout(d.text, "wrapped") for d in docs]
+    spans = {t: list(zip(d.gold, d.gold[1:] + [len(t)])) for t, d in zip(texts, docs)}
+    oracle = rd.score_sentences(docs, texts, lambda t: spans[t])
+    assert oracle["f"] == 100.0 and oracle["conll18"] == {"sentences": {"p": 100.0, "r": 100.0, "f": 100.0}}
+
+    if not Language.has_factory("raw_documents_flat_trees"):
+        Language.component("raw_documents_flat_trees", func=_flat_trees)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("raw_documents_flat_trees")
+    parsed = rd.score_sentences(docs, texts, functools.partial(rd.segment_parsed, nlp))
+    assert list(parsed["conll18"]) == ["tokens", "sentences", "words", "uas", "las"]
+    expected = conll18.score_analyses([conll18.from_raw_doc(d) for d in docs],
+                                      [conll18.from_doc(nlp(t)) for t in texts]).scores()
+    assert parsed["conll18"] == {k: {m: round(100 * v, 2) for m, v in s.items()} for k, s in expected.items()}
+    c18 = parsed["conll18"]
+    assert 0 < c18["las"]["f"] < c18["uas"]["f"] < c18["words"]["f"] <= 100 and 0 < c18["sentences"]["f"] < 100
+
+
 def _cheaper_context():
     import cheaper_context  # the project's scripts/ is on sys.path (conftest.py)
     return cheaper_context
