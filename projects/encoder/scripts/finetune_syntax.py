@@ -10,7 +10,9 @@ them. A share `--text-share` of every batch is running-text windows (`prepare.py
 starts only), so the boundary head keeps learning from text the treebanks do not cover. Losses:
 binary cross-entropy of sentence starts (every window), cross-entropy of each word's head among the
 window's words and [CLS] (the root; a word whose head lies outside its window is not scored), of its
-label given the gold head, and of its UPOS (`multitask.losses`).
+label given the gold head, and of its UPOS (`multitask.losses`; `--boundary-weight` scales the
+first). `--freeze-steps` trains the new heads alone at first, so that their random start does not
+disturb the encoder's boundary knowledge.
 
 `START_DIR` holds `config.json` and `model.safetensors` of a BERT token classifier: the shipped
 boundary encoder (`dequantize.py`) or the pretrained one (its classifier then starts at random).
@@ -125,6 +127,8 @@ def main() -> None:
     ap.add_argument("--head-lr", type=float, default=1e-3)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--text-share", type=float, default=0.25)
+    ap.add_argument("--freeze-steps", type=int, default=0, help="steps at the start that train the new heads only")
+    ap.add_argument("--boundary-weight", type=float, default=1.0, help="the boundary loss's weight in the sum")
     ap.add_argument("--window-words", type=int, default=96)
     ap.add_argument("--max-pieces", type=int, default=254)
     ap.add_argument("--arc-dim", type=int, default=256)
@@ -227,8 +231,10 @@ def main() -> None:
             checkpoint()
         rows = [tb.window(*w) for w in tb_rows] + ([text.window(k) for k in text_rows] if text is not None else [])
         batch = {n: torch.from_numpy(v).to(device) for n, v in collate(rows, *ids3).items()}
-        loss, parts = losses(model, batch)
+        loss, parts = losses(model, batch, frozen=step < args.freeze_steps, boundary_weight=args.boundary_weight)
         opt.zero_grad(set_to_none=True)
+        if not loss.requires_grad:  # nothing to learn from in this batch
+            continue
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()

@@ -66,19 +66,26 @@ class MultiTaskEncoder(nn.Module):
         return self.upos(self.drop(x))
 
 
-def losses(model: MultiTaskEncoder, batch: Dict[str, torch.Tensor]) -> Tuple[torch.Tensor, Dict[str, float]]:
+def losses(model: MultiTaskEncoder, batch: Dict[str, torch.Tensor], *, frozen: bool = False,
+           boundary_weight: float = 1.0) -> Tuple[torch.Tensor, Dict[str, float]]:
     """The summed loss of a batch and each head's mean loss. `batch`: `ids`, `mask` (B, T);
     `boundary` (B, T) float, -1 where unscored; `heads` (B, T) long: the head's piece (0: [CLS],
     the root), -1 unscored (later pieces, text windows, heads outside the window); `labels`, `upos`
-    (B, T) long, -1 unscored; `candidates` (B, T) bool."""
-    x = model.encode(batch["ids"], batch["mask"])
+    (B, T) long, -1 unscored; `candidates` (B, T) bool. `frozen`: the encoder and the boundary
+    head are not trained (the new heads warm up without disturbing what the encoder knows);
+    `boundary_weight` scales the boundary loss in the sum."""
+    if frozen:
+        with torch.no_grad():
+            x = model.encode(batch["ids"], batch["mask"])
+    else:
+        x = model.encode(batch["ids"], batch["mask"])
     out: Dict[str, float] = {}
     total = x.new_zeros(())
     y = batch["boundary"]
     sel = y >= 0
-    if sel.any():
+    if sel.any() and not frozen:
         lb = nn.functional.binary_cross_entropy_with_logits(model.boundary_logits(x)[sel], y[sel])
-        total = total + lb
+        total = total + boundary_weight * lb
         out["boundary"] = lb.item()
     heads = batch["heads"]
     sel = heads >= 0

@@ -280,3 +280,19 @@ def test_export_of_a_multi_task_snapshot_records_its_labels_and_dev_scores(tmp_p
                    check=True, capture_output=True)
     got = json.loads(out.read_text())["sets"]["en_tiny/dev*"]["int8"]
     assert got == dev["en_tiny/dev*"]["int8"] | {"words_per_second": got["words_per_second"]}
+
+
+def test_syntax_curve_reads_every_scored_snapshot_in_step_order(tmp_path):
+    from curve_syntax import points
+
+    ev = {"plain": {"las": 70.0, "uas": 75.0, "boundary": {"f": 80.0}}, "star": {"las": 60.0, "uas": 65.0, "boundary": {"f": 50.0}}}
+    for name, steps in (("final", 30), ("step_10", 10), ("step_20", 20)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "train.json").write_text(json.dumps({"steps": steps, "words": 100 * steps, "seconds": 1.0, "eval": ev}))
+    (tmp_path / "unscored").mkdir()
+    (tmp_path / "unscored" / "train.json").write_text(json.dumps({"steps": 5, "words": 500, "seconds": 1.0}))
+    assert [p["snapshot"] for p in points(tmp_path)] == ["step_10", "step_20", "final"]
+    out = tmp_path / "c.json"
+    subprocess.run([sys.executable, str(SCRIPTS / "curve_syntax.py"), str(tmp_path), str(out), "--png", str(tmp_path / "c.png")],
+                   check=True, capture_output=True)
+    assert len(json.loads(out.read_text())["points"]) == 3 and (tmp_path / "c.png").stat().st_size > 1000
