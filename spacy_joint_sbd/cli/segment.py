@@ -21,7 +21,7 @@ from ..pipeline.newline_boundaries import MODES as NEWLINE_MODES  # registers th
 from ..pipeline.joint_settings import is_finite_number
 from ..pipeline.sentence_limits import check_limits
 from ..segment import DEFAULT_WINDOW_CHARS
-from ..textio import STDIN, InputError, OutputError, check_settings, find_inputs, segment_files
+from ..textio import STDIN, InputError, OutputError, check_pattern, check_settings, find_inputs, segment_files
 from ..textio.runner import BROKEN_PIPE_EXIT, guarded, is_special, open_output, quiet_stdout
 from . import app
 
@@ -253,8 +253,7 @@ def _check_options(fmt: str, newlines: str, encoding: str, pattern: str, batch_s
     check_settings(fmt, with_parse, encoding, batch_size, n_process, window_chars, name=_OPTION_NAMES.get)
     if newlines != "model" and newlines not in NEWLINE_MODES:
         raise ValueError(f"--newlines must be one of model, {', '.join(NEWLINE_MODES)}, got {newlines!r}")
-    if not pattern.strip() or Path(pattern).is_absolute():
-        raise ValueError(f"--pattern must be a relative glob such as '*.txt', got {pattern!r}")
+    check_pattern(pattern)
 
 
 def _check_output(output: str, overwrite: bool) -> None:
