@@ -55,6 +55,9 @@ class Sentence:
     after: Optional[str] = field(default=None, compare=False)
     """With a parse: the text between the sentence and the next one (whitespace; to the end of the
     text parsed for the last). Neither this nor `probs` is in `to_dict`."""
+    before: Optional[str] = field(default=None, compare=False)
+    """With a parse, on the first sentence of a text (or of a window): the text before it
+    (whitespace), so that `before`, each sentence's text and `after` give the input whole."""
 
     def to_dict(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"source": self.source, "start_char": self.start_char, "end_char": self.end_char,
@@ -122,7 +125,8 @@ def doc_sentences(doc: Doc, source: str = "", offset: int = 0, with_parse: bool 
                       for t in doc[first:last + 1]]
         probs = [t._.sent_start_prob for t in doc[first:last + 1]] if has_probs else None
         out.append(Sentence(source, offset + start, offset + end, text[start:end], tokens, probs))
-    if with_parse:  # the whitespace after each sentence, up to the next (the page shows the text whole)
+    if with_parse and out:  # the whitespace around each sentence, up to the next (the page shows the text whole)
+        out[0].before = text[:out[0].start_char - offset]
         for s, nxt in zip(out, out[1:] + [None]):
             s.after = text[s.end_char - offset:len(text) if nxt is None else nxt.start_char - offset]
     return out

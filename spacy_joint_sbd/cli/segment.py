@@ -200,7 +200,8 @@ def _segment(items: List[str], model: Optional[str], fmt: str, output: str, over
         with open_output(output) as out:
             stats = segment_files(nlp, sources, out, fmt=fmt, with_parse=with_parse, encoding=encoding,
                                   batch_size=batch_size, n_process=n_process, window_chars=window_chars,
-                                  warn=lambda text: _say("warning", text), skippable=found.found)
+                                  warn=lambda text: _say("warning", text), skippable=found.found,
+                                  note=lambda text: _say("note", text))
     except InputError as e:
         _fail(str(e))
     except (OutputError, OSError) as e:  # writing the output, or its last flush
