@@ -9,7 +9,12 @@ is left: a text that fits in one window is parsed whole, exactly as `nlp(text)` 
 the look-ahead its last sentence was parsed a second time on its own, without the context and the
 punctuation regime of the text before it). Only a single sentence longer than
 `max_carry_chars` characters or `window_tokens` tokens is cut (and counted in
-`SegmentStats.forced_cuts`), which bounds memory on text with no boundary at all.
+`SegmentStats.forced_cuts`), which bounds the memory of the parse on text with no boundary at all;
+a cut is no boundary: the part before it is joined with the sentence that goes on after it, so
+the stream gives the sentences `nlp(text)` gives there (one, on text with no boundary at all).
+Text without whitespace is never cut inside a word: it is read on to the next whitespace, up to
+`nlp.max_length` characters (nlp(text) takes no more), and only a sentence longer than that stays
+cut.
 
 Memory follows the tokens of the window being parsed (the pipeline's layers keep a few KB per
 token while a Doc goes through them), so the window is bounded in tokens as well as characters:
@@ -171,6 +176,8 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
         max_carry = nlp.max_length
     stats = stats if stats is not None else SegmentStats()
     buffer, offset, eof = "", 0, False
+    piece: Optional[Sentence] = None  # the part of a sentence before a forced cut: joined with what follows
+    piece_gap = ""  # the text after it to the cut
     ahead = stream.read(window_chars)  # read one chunk ahead: the end is known before it is parsed
     while True:
         if not eof:
@@ -179,8 +186,8 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
             eof = ahead == ""
         if not eof:
             cut = _cut_at_space(buffer)
-            if cut == 0:  # no whitespace yet: read on (bounded by max_carry below)
-                if len(buffer) < max_carry:
+            if cut == 0:  # no whitespace yet: read on; a cut here would split a word, which nlp(text) never does
+                if len(buffer) < nlp.max_length:
                     continue
                 cut = len(buffer)
             window, rest = buffer[:cut], buffer[cut:]
@@ -193,15 +200,25 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
         last = eof and not rest
         stats.windows += 1
         sents = doc_sentences(nlp(doc), source, offset, with_parse, text=window)
+        forced = False
         if last:
             keep, carry_from = sents, len(window)
         elif len(sents) > 1:
             keep, carry_from = sents[:-1], sents[-1].start_char - offset
-        elif not full and len(window) + len(rest) < max_carry:
-            keep, carry_from = [], 0  # one unfinished sentence: parse it again with more text
-        else:
-            keep, carry_from = sents, len(window)
+        elif not full and len(window) < min(window_chars, max_carry):
+            keep, carry_from = [], 0  # one unfinished sentence in a short window: parse it again with more text
+        else:  # one sentence as long as a window: cut, and joined again below (parsing it again costs more)
+            keep, carry_from, forced = sents, len(window), True
             stats.forced_cuts += 1
+        if piece is not None and keep:  # the window starts inside the piece's sentence: its first one goes on
+            keep = [_join(piece, piece_gap + window[:keep[0].start_char - offset], keep[0])] + keep[1:]
+            piece = None
+        if forced and keep:
+            piece = keep.pop()
+            piece_gap = window[piece.end_char - offset:]
+            if piece.end_char - piece.start_char + len(piece_gap) >= nlp.max_length:
+                keep.append(piece)  # longer than nlp(text) takes: the cut stays
+                piece = None
         for s in keep:
             stats.sentences += 1
             yield s
@@ -210,6 +227,31 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
             break
         buffer = window[carry_from:] + rest
         offset += carry_from
+    if piece is not None:  # the stream ended at the cut
+        stats.sentences += 1
+        yield piece
+
+
+def _join(piece: Sentence, gap: str, nxt: Sentence) -> Sentence:
+    """One sentence of `piece` (cut at a window's end), the text `gap` after it and `nxt` (the next
+    window's first): the tokens of both, `nxt`'s roots attached to `piece`'s first root as `dep`
+    (one tree per sentence, as CoNLL-U wants; the label says no more than that they are joined)."""
+    tokens = None
+    if piece.tokens is not None and nxt.tokens is not None:
+        base = len(piece.tokens)
+        root = next((i for i, t in enumerate(piece.tokens) if t["head"] == -1), None)
+        tokens = list(piece.tokens)
+        for t in nxt.tokens:
+            t = dict(t)
+            if t["head"] is not None:
+                if t["head"] >= 0:
+                    t["head"] += base
+                elif root is not None:
+                    t["head"], t["dep"] = root, "dep"
+            tokens.append(t)
+    probs = None if piece.probs is None or nxt.probs is None else piece.probs + nxt.probs
+    return Sentence(piece.source, piece.start_char, nxt.end_char, piece.text + gap + nxt.text, tokens, probs,
+                    nxt.after, piece.before)
 
 
 def segment_texts(nlp: Language, items: Iterable[Tuple[str, str]], with_parse: bool = False,

@@ -214,7 +214,8 @@ def _segment(items: List[str], model: Optional[str], fmt: str, output: str, over
     if output != STDIN or skipped or sys.stderr.isatty():
         _say("done", f"{stats.sentences} sentences from {len(sources) - skipped} inputs"
              + (f"; {skipped} skipped" if skipped else "")
-             + (f"; {stats.forced_cuts} windows cut inside a sentence" if stats.forced_cuts else ""))
+             + (f"; {stats.forced_cuts} window cuts inside sentences longer than a window (joined again)"
+                if stats.forced_cuts else ""))
     if stats.sentences == 0:
         _say("warning", "empty input: no sentence found")
     if skipped:
