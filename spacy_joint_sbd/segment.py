@@ -12,9 +12,9 @@ punctuation regime of the text before it). Only a single sentence longer than
 `SegmentStats.forced_cuts`), which bounds the memory of the parse on text with no boundary at all;
 a cut is no boundary: the part before it is joined with the sentence that goes on after it, so
 the stream gives the sentences `nlp(text)` gives there (one, on text with no boundary at all).
-Text without whitespace is never cut inside a word: it is read on to the next whitespace, up to
-`nlp.max_length` characters (nlp(text) takes no more), and only a sentence longer than that stays
-cut.
+Text without whitespace is cut between tokens, never inside one: a single word is read on to its
+end, up to `nlp.max_length` characters (nlp(text) takes no more); only a sentence longer than that
+stays cut.
 
 Memory follows the tokens of the window being parsed (the pipeline's layers keep a few KB per
 token while a Doc goes through them), so the window is bounded in tokens as well as characters:
@@ -150,6 +150,12 @@ def _cut_at_space(text: str) -> int:
     return 0
 
 
+def _last_token_start(nlp: Language, text: str) -> int:
+    """Where the last token of `text` (which has no whitespace) starts: 0 when it is one token."""
+    doc = nlp.make_doc(text)
+    return doc[-1].idx if len(doc) else 0
+
+
 def _token_cut(nlp: Language, window: str, window_tokens: int) -> Tuple[Doc, int]:
     """The window tokenized, and where to cut it so that it keeps at most `window_tokens` tokens:
     at the last whitespace before the first token past the limit (at that token when the text has
@@ -186,10 +192,13 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
             eof = ahead == ""
         if not eof:
             cut = _cut_at_space(buffer)
-            if cut == 0:  # no whitespace yet: read on; a cut here would split a word, which nlp(text) never does
-                if len(buffer) < nlp.max_length:
+            if cut == 0:  # no whitespace yet: read on (bounded by max_carry), then cut between tokens
+                if len(buffer) < max_carry:
                     continue
-                cut = len(buffer)
+                cut = _last_token_start(nlp, buffer)
+                if cut == 0 and len(buffer) < nlp.max_length:
+                    continue  # one word so far: a cut would split it, as nlp(text) never does
+                cut = cut or len(buffer)
             window, rest = buffer[:cut], buffer[cut:]
         else:
             window, rest = buffer, ""
