@@ -184,6 +184,7 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
     buffer, offset, eof = "", 0, False
     piece: Optional[Sentence] = None  # the part of a sentence before a forced cut: joined with what follows
     piece_gap = ""  # the text after it to the cut
+    one_word = False  # the text since the last whitespace is one token longer than max_carry
     ahead = stream.read(window_chars)  # read one chunk ahead: the end is known before it is parsed
     while True:
         if not eof:
@@ -193,12 +194,14 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
         if not eof:
             cut = _cut_at_space(buffer)
             if cut == 0:  # no whitespace yet: read on (bounded by max_carry), then cut between tokens
-                if len(buffer) < max_carry:
+                if len(buffer) < max_carry or (one_word and len(buffer) < nlp.max_length):
                     continue
-                cut = _last_token_start(nlp, buffer)
+                cut = 0 if buffer.isalnum() else _last_token_start(nlp, buffer)  # letters alone: one word
                 if cut == 0 and len(buffer) < nlp.max_length:
-                    continue  # one word so far: a cut would split it, as nlp(text) never does
+                    one_word = True  # a cut would split it, as nlp(text) never does: read on to its end
+                    continue
                 cut = cut or len(buffer)
+            one_word = False
             window, rest = buffer[:cut], buffer[cut:]
         else:
             window, rest = buffer, ""
