@@ -458,7 +458,8 @@ class _Chunk:
         for k, (i, h) in enumerate(solid_tokens(s.tokens)):
             t = s.tokens[i]
             d = h - k
-            flat += [t["start_char"] - end, t["end_char"] - t["start_char"], 0 if h < 0 else 2 * d - 1 if d > 0 else -2 * d,
+            zigzag = 0 if h < 0 else 2 * d - 1 if d > 0 else -2 * d
+            flat += [t["start_char"] - end, t["end_char"] - t["start_char"], zigzag,
                      self.labels.setdefault(t["dep"] or "dep", len(self.labels)),
                      self.tags.setdefault(t["tag"] or "", len(self.tags))]
             end = t["end_char"]
@@ -505,7 +506,8 @@ class HtmlWriter:
 <title>{html.escape(self.title)}</title><style>{_CSS}</style></head>
 <body data-candidate-min="{CANDIDATE_MIN}" data-max-tree-words="{MAX_TREE_WORDS}" data-max-trees="{MAX_TREES_PER_CLICK}"
  data-eager-chars="{EAGER_CHARS}"
- data-prob-scale="{PROB_SCALE}" data-alphabet="{html.escape(_ALPHABET)}"><header><h1>{html.escape(self.title)}</h1><span id="summary"></span>
+ data-prob-scale="{PROB_SCALE}" data-alphabet="{html.escape(_ALPHABET)}">
+<header><h1>{html.escape(self.title)}</h1><span id="summary"></span>
 <div class="controls"><label><input type="checkbox" id="own" checked> the pipeline's own sentences</label>
 <label>threshold <input type="range" id="thr" min="{SLIDER_MIN}" max="1" step="any" value="0.5"
  aria-label="start probability threshold"> <output id="thr-val"></output></label>

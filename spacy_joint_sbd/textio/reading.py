@@ -62,8 +62,9 @@ def expand_inputs(items: List[str], pattern: str) -> Tuple[List[str], List[str]]
 
 def find_inputs(items: List[str], pattern: str) -> Tuple[Inputs, List[str]]:
     """(inputs, problems): files and streams (named pipes, `/dev/fd/N`) as given, folders searched
-    recursively for `pattern` (a ValueError unless it stays inside the folder), globs expanded, '-' for stdin. A named file that does not exist is
-    an error; nothing matched by a folder or a glob is a problem reported as a warning."""
+    recursively for `pattern` (a ValueError unless it stays inside the folder), globs expanded,
+    '-' for stdin. A named file that does not exist is an error; nothing matched by a folder or a
+    glob is a problem reported as a warning."""
     check_pattern(pattern)
     out = Inputs()
     problems: List[str] = []
