@@ -9,7 +9,12 @@ is left: a text that fits in one window is parsed whole, exactly as `nlp(text)` 
 the look-ahead its last sentence was parsed a second time on its own, without the context and the
 punctuation regime of the text before it). Only a single sentence longer than
 `max_carry_chars` characters or `window_tokens` tokens is cut (and counted in
-`SegmentStats.forced_cuts`), which bounds memory on text with no boundary at all.
+`SegmentStats.forced_cuts`), which bounds the memory of the parse on text with no boundary at all;
+a cut is no boundary: the part before it is joined with the sentence that goes on after it, so
+the stream gives the sentences `nlp(text)` gives there (one, on text with no boundary at all).
+Text without whitespace is cut between tokens, never inside one: a single word is read on to its
+end, up to `nlp.max_length` characters (nlp(text) takes no more); only a sentence longer than that
+stays cut.
 
 Memory follows the tokens of the window being parsed (the pipeline's layers keep a few KB per
 token while a Doc goes through them), so the window is bounded in tokens as well as characters:
@@ -55,6 +60,9 @@ class Sentence:
     after: Optional[str] = field(default=None, compare=False)
     """With a parse: the text between the sentence and the next one (whitespace; to the end of the
     text parsed for the last). Neither this nor `probs` is in `to_dict`."""
+    before: Optional[str] = field(default=None, compare=False)
+    """With a parse, on the first sentence of a text (or of a window): the text before it
+    (whitespace), so that `before`, each sentence's text and `after` give the input whole."""
 
     def to_dict(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"source": self.source, "start_char": self.start_char, "end_char": self.end_char,
@@ -122,7 +130,8 @@ def doc_sentences(doc: Doc, source: str = "", offset: int = 0, with_parse: bool 
                       for t in doc[first:last + 1]]
         probs = [t._.sent_start_prob for t in doc[first:last + 1]] if has_probs else None
         out.append(Sentence(source, offset + start, offset + end, text[start:end], tokens, probs))
-    if with_parse:  # the whitespace after each sentence, up to the next (the page shows the text whole)
+    if with_parse and out:  # the whitespace around each sentence, up to the next (the page shows the text whole)
+        out[0].before = text[:out[0].start_char - offset]
         for s, nxt in zip(out, out[1:] + [None]):
             s.after = text[s.end_char - offset:len(text) if nxt is None else nxt.start_char - offset]
     return out
@@ -139,6 +148,12 @@ def _cut_at_space(text: str) -> int:
         if text[i].isspace():
             return i + 1
     return 0
+
+
+def _last_token_start(nlp: Language, text: str) -> int:
+    """Where the last token of `text` (which has no whitespace) starts: 0 when it is one token."""
+    doc = nlp.make_doc(text)
+    return doc[-1].idx if len(doc) else 0
 
 
 def _token_cut(nlp: Language, window: str, window_tokens: int) -> Tuple[Doc, int]:
@@ -167,6 +182,9 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
         max_carry = nlp.max_length
     stats = stats if stats is not None else SegmentStats()
     buffer, offset, eof = "", 0, False
+    piece: Optional[Sentence] = None  # the part of a sentence before a forced cut: joined with what follows
+    piece_gap = ""  # the text after it to the cut
+    one_word = False  # the text since the last whitespace is one token longer than max_carry
     ahead = stream.read(window_chars)  # read one chunk ahead: the end is known before it is parsed
     while True:
         if not eof:
@@ -175,10 +193,15 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
             eof = ahead == ""
         if not eof:
             cut = _cut_at_space(buffer)
-            if cut == 0:  # no whitespace yet: read on (bounded by max_carry below)
-                if len(buffer) < max_carry:
+            if cut == 0:  # no whitespace yet: read on (bounded by max_carry), then cut between tokens
+                if len(buffer) < max_carry or (one_word and len(buffer) < nlp.max_length):
                     continue
-                cut = len(buffer)
+                cut = 0 if buffer.isalnum() else _last_token_start(nlp, buffer)  # letters alone: one word
+                if cut == 0 and len(buffer) < nlp.max_length:
+                    one_word = True  # a cut would split it, as nlp(text) never does: read on to its end
+                    continue
+                cut = cut or len(buffer)
+            one_word = False
             window, rest = buffer[:cut], buffer[cut:]
         else:
             window, rest = buffer, ""
@@ -189,15 +212,25 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
         last = eof and not rest
         stats.windows += 1
         sents = doc_sentences(nlp(doc), source, offset, with_parse, text=window)
+        forced = False
         if last:
             keep, carry_from = sents, len(window)
         elif len(sents) > 1:
             keep, carry_from = sents[:-1], sents[-1].start_char - offset
-        elif not full and len(window) + len(rest) < max_carry:
-            keep, carry_from = [], 0  # one unfinished sentence: parse it again with more text
-        else:
-            keep, carry_from = sents, len(window)
+        elif not full and len(window) < min(window_chars, max_carry):
+            keep, carry_from = [], 0  # one unfinished sentence in a short window: parse it again with more text
+        else:  # one sentence as long as a window: cut, and joined again below (parsing it again costs more)
+            keep, carry_from, forced = sents, len(window), True
             stats.forced_cuts += 1
+        if piece is not None and keep:  # the window starts inside the piece's sentence: its first one goes on
+            keep = [_join(piece, piece_gap + window[:keep[0].start_char - offset], keep[0])] + keep[1:]
+            piece = None
+        if forced and keep:
+            piece = keep.pop()
+            piece_gap = window[piece.end_char - offset:]
+            if piece.end_char - piece.start_char + len(piece_gap) >= nlp.max_length:
+                keep.append(piece)  # longer than nlp(text) takes: the cut stays
+                piece = None
         for s in keep:
             stats.sentences += 1
             yield s
@@ -206,6 +239,31 @@ def segment_stream(nlp: Language, stream: TextIO, source: str = "", with_parse: 
             break
         buffer = window[carry_from:] + rest
         offset += carry_from
+    if piece is not None:  # the stream ended at the cut
+        stats.sentences += 1
+        yield piece
+
+
+def _join(piece: Sentence, gap: str, nxt: Sentence) -> Sentence:
+    """One sentence of `piece` (cut at a window's end), the text `gap` after it and `nxt` (the next
+    window's first): the tokens of both, `nxt`'s roots attached to `piece`'s first root as `dep`
+    (one tree per sentence, as CoNLL-U wants; the label says no more than that they are joined)."""
+    tokens = None
+    if piece.tokens is not None and nxt.tokens is not None:
+        base = len(piece.tokens)
+        root = next((i for i, t in enumerate(piece.tokens) if t["head"] == -1), None)
+        tokens = list(piece.tokens)
+        for t in nxt.tokens:
+            t = dict(t)
+            if t["head"] is not None:
+                if t["head"] >= 0:
+                    t["head"] += base
+                elif root is not None:
+                    t["head"], t["dep"] = root, "dep"
+            tokens.append(t)
+    probs = None if piece.probs is None or nxt.probs is None else piece.probs + nxt.probs
+    return Sentence(piece.source, piece.start_char, nxt.end_char, piece.text + gap + nxt.text, tokens, probs,
+                    nxt.after, piece.before)
 
 
 def segment_texts(nlp: Language, items: Iterable[Tuple[str, str]], with_parse: bool = False,

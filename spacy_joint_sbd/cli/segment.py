@@ -21,7 +21,7 @@ from ..pipeline.newline_boundaries import MODES as NEWLINE_MODES  # registers th
 from ..pipeline.joint_settings import is_finite_number
 from ..pipeline.sentence_limits import check_limits
 from ..segment import DEFAULT_WINDOW_CHARS
-from ..textio import STDIN, InputError, OutputError, check_settings, find_inputs, segment_files
+from ..textio import STDIN, InputError, OutputError, check_pattern, check_settings, find_inputs, segment_files
 from ..textio.runner import BROKEN_PIPE_EXIT, guarded, is_special, open_output, quiet_stdout
 from . import app
 
@@ -200,7 +200,8 @@ def _segment(items: List[str], model: Optional[str], fmt: str, output: str, over
         with open_output(output) as out:
             stats = segment_files(nlp, sources, out, fmt=fmt, with_parse=with_parse, encoding=encoding,
                                   batch_size=batch_size, n_process=n_process, window_chars=window_chars,
-                                  warn=lambda text: _say("warning", text), skippable=found.found)
+                                  warn=lambda text: _say("warning", text), skippable=found.found,
+                                  note=lambda text: _say("note", text))
     except InputError as e:
         _fail(str(e))
     except (OutputError, OSError) as e:  # writing the output, or its last flush
@@ -213,7 +214,8 @@ def _segment(items: List[str], model: Optional[str], fmt: str, output: str, over
     if output != STDIN or skipped or sys.stderr.isatty():
         _say("done", f"{stats.sentences} sentences from {len(sources) - skipped} inputs"
              + (f"; {skipped} skipped" if skipped else "")
-             + (f"; {stats.forced_cuts} windows cut inside a sentence" if stats.forced_cuts else ""))
+             + (f"; {stats.forced_cuts} window cuts inside sentences longer than a window (joined again)"
+                if stats.forced_cuts else ""))
     if stats.sentences == 0:
         _say("warning", "empty input: no sentence found")
     if skipped:
@@ -253,8 +255,7 @@ def _check_options(fmt: str, newlines: str, encoding: str, pattern: str, batch_s
     check_settings(fmt, with_parse, encoding, batch_size, n_process, window_chars, name=_OPTION_NAMES.get)
     if newlines != "model" and newlines not in NEWLINE_MODES:
         raise ValueError(f"--newlines must be one of model, {', '.join(NEWLINE_MODES)}, got {newlines!r}")
-    if not pattern.strip() or Path(pattern).is_absolute():
-        raise ValueError(f"--pattern must be a relative glob such as '*.txt', got {pattern!r}")
+    check_pattern(pattern)
 
 
 def _check_output(output: str, overwrite: bool) -> None:

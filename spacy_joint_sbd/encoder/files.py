@@ -6,7 +6,8 @@
                       "max_words": training window, ...: what the training recorded}
 
 The `encoder` project writes one; `encoder_boundaries` reads one at `initialize` and saves the same
-files with the pipeline. A file whose digest differs from the card's is an error naming it.
+files with the pipeline. A file whose digest differs from the card's, or that the card records no
+digest of, is an error naming it: a damaged graph never loads silently.
 """
 import hashlib
 import json
@@ -58,18 +59,21 @@ class EncoderFiles:
         for name in (GRAPH, TOKENIZER):
             if not (path / name).is_file():
                 raise ValueError(f"{path / name}: missing (an encoder directory holds {GRAPH}, {TOKENIZER}, {CARD})")
-        card: Dict[str, Any] = {}
-        if (path / CARD).is_file():
-            try:
-                card = srsly.read_json(path / CARD)
-            except ValueError as e:
-                raise ValueError(f"{path / CARD}: not JSON ({e})") from e
-            if not isinstance(card, dict):
-                raise ValueError(f"{path / CARD}: not a JSON object")
+        if not (path / CARD).is_file():
+            raise ValueError(f"{path / CARD}: missing (it records the sha256 of {GRAPH} and {TOKENIZER})")
+        try:
+            card = srsly.read_json(path / CARD)
+        except ValueError as e:
+            raise ValueError(f"{path / CARD}: not JSON ({e})") from e
+        if not isinstance(card, dict):
+            raise ValueError(f"{path / CARD}: not a JSON object")
         graph, tok = (path / GRAPH).read_bytes(), (path / TOKENIZER).read_bytes()
-        sums = card.get("sha256") or {}
+        sums = card.get("sha256")
         for name, data in ((GRAPH, graph), (TOKENIZER, tok)):
-            if name in sums and sums[name] != sha256(data):
+            if not isinstance(sums, dict) or not isinstance(sums.get(name), str):
+                raise ValueError(f"{path / CARD}: no sha256 of {name} (every file is checked: write the "
+                                 f"directory with EncoderFiles.to_disk)")
+            if sums[name] != sha256(data):
                 raise ValueError(f"{path / name}: its sha256 is not the one {CARD} records (corrupted or replaced)")
         try:
             text = tok.decode("utf8")

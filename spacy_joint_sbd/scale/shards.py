@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from ..segment import DEFAULT_WINDOW_CHARS
+from ..textio.reading import check_pattern
 
 PARTIAL = ".partial"
 SETTINGS_FILE = ".segment-corpus.json"
@@ -88,7 +89,12 @@ class ShardResult:
 
 def plan_shards(input_dir: Path, output_dir: Path, pattern: str, fmt: str) -> List[Shard]:
     """One shard per file under `input_dir` matching `pattern` (recursive), in a stable order.
-    Paths are absolute: workers may run in another working directory."""
+    Paths are absolute: workers may run in another working directory. A pattern that would leave
+    `input_dir` (absolute, or with a `..` part) is a ShardError: no output may land outside `output_dir`."""
+    try:
+        check_pattern(pattern)
+    except ValueError as e:
+        raise ShardError(str(e)) from None
     input_dir, output_dir = Path(input_dir).resolve(), Path(output_dir).resolve()
     if not input_dir.is_dir():
         raise ShardError(f"{input_dir}: no such folder")

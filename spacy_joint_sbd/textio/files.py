@@ -48,12 +48,14 @@ def check_settings(fmt: str, with_parse: bool, encoding: str, batch_size: int, n
 def segment_files(nlp: Language, sources: Sequence[str], out: TextIO, *, fmt: str = "lines",
                   with_parse: bool = False, encoding: str = "utf-8", batch_size: int = 64, n_process: int = 1,
                   window_chars: int = DEFAULT_WINDOW_CHARS, warn: Optional[Callable[[str], None]] = None,
-                  progress: Optional[bool] = None, skippable: Optional[Collection[str]] = None) -> SegmentStats:
+                  progress: Optional[bool] = None, skippable: Optional[Collection[str]] = None,
+                  note: Optional[Callable[[str], None]] = None) -> SegmentStats:
     """Segment `sources` (paths; '-' is stdin) into the open text stream `out`, in order.
 
     fmt: lines | jsonl | conllu | html (conllu and html always carry the parse; `with_parse` adds it
         to jsonl).
     warn: called with one line per input skipped (e.g. `warnings.warn`, the default).
+    note: called with a line about the output (`html`: a large page), `warn` by default.
     skippable: the sources that an unreadable or undecodable file is skipped in (with a warning);
         any other raises `InputError`, and before anything is written when it is a file. None: every
         source when there are several (a single source always raises).
@@ -71,7 +73,7 @@ def segment_files(nlp: Language, sources: Sequence[str], out: TextIO, *, fmt: st
     for source in checked:  # a named file that cannot be read stops the run before it starts
         check_text(source, encoding)
     warn = warn or _warn
-    writer = Writer(out, fmt)
+    writer = Writer(out, fmt, note=note or warn)
     parse = with_parse or fmt in PARSED_FORMATS
     stats = SegmentStats()
     stats.extra["skipped"] = 0

@@ -12,7 +12,7 @@ import re
 import stat
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import BinaryIO, List, Optional, Set, Tuple
 
 STDIN = "-"
@@ -45,6 +45,15 @@ def is_stream(source: str) -> bool:
         return False
 
 
+def check_pattern(pattern: str) -> None:
+    """A ValueError unless `pattern` is a glob that stays inside the folder it searches: relative,
+    not empty, no `..` part (`../*.txt` would reach the folder's parent)."""
+    if not pattern.strip() or Path(pattern).is_absolute() or PurePath(pattern).anchor:
+        raise ValueError(f"--pattern must be a relative glob such as '*.txt', got {pattern!r}")
+    if ".." in re.split(r"[/\\]", pattern):
+        raise ValueError(f"--pattern must stay inside its folder (no '..' part), got {pattern!r}")
+
+
 def expand_inputs(items: List[str], pattern: str) -> Tuple[List[str], List[str]]:
     """(inputs, problems) as `find_inputs` finds them (the sources only)."""
     inputs, problems = find_inputs(items, pattern)
@@ -53,8 +62,10 @@ def expand_inputs(items: List[str], pattern: str) -> Tuple[List[str], List[str]]
 
 def find_inputs(items: List[str], pattern: str) -> Tuple[Inputs, List[str]]:
     """(inputs, problems): files and streams (named pipes, `/dev/fd/N`) as given, folders searched
-    recursively for `pattern`, globs expanded, '-' for stdin. A named file that does not exist is
-    an error; nothing matched by a folder or a glob is a problem reported as a warning."""
+    recursively for `pattern` (a ValueError unless it stays inside the folder), globs expanded,
+    '-' for stdin. A named file that does not exist is an error; nothing matched by a folder or a
+    glob is a problem reported as a warning."""
+    check_pattern(pattern)
     out = Inputs()
     problems: List[str] = []
     if items.count(STDIN) > 1:
@@ -85,11 +96,13 @@ def _decode(decoder: codecs.IncrementalDecoder, data: bytes, done: int) -> str:
     """`data` decoded (the end of the input when empty), a UnicodeDecodeError's offsets moved to
     the whole input: `done` bytes went into the decoder before, some of them still buffered."""
     buffered = len(decoder.getstate()[0])
+    base = done - buffered
     try:
         return decoder.decode(data, final=not data)
     except UnicodeDecodeError as e:
-        base = done - buffered
         raise UnicodeDecodeError(e.encoding, e.object, base + e.start, base + e.end, e.reason) from None
+    except UnicodeError as e:  # a codec's own check, e.g. utf-16's "stream does not start with BOM"
+        raise UnicodeDecodeError("codec", data, base, base + 1, str(e)) from None
 
 
 class TextReader:

@@ -11,7 +11,7 @@ shows each of them as a space too, and `jsonl` writes them as `\u` escapes (JSON
 `json.dumps(ensure_ascii=False)` leaves them so)."""
 import json
 import re
-from typing import Iterator, List, TextIO
+from typing import Any, Callable, Dict, Iterator, List, Optional, TextIO, Tuple
 
 from ..corpus.record import ROOT, DocRecord
 from ..corpus.writer import sentence_lines
@@ -41,7 +41,8 @@ class OutputError(Exception):
 class Writer:
     """Writes sentences in one format; sources arrive one at a time, in order."""
 
-    def __init__(self, out: TextIO, fmt: str):
+    def __init__(self, out: TextIO, fmt: str, note: Optional[Callable[[str], None]] = None):
+        """note: called with a line for the reader of the run (`html`: when the page is large)."""
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
         self.out, self.fmt, self.n_sources = out, fmt, 0
@@ -49,7 +50,7 @@ class Writer:
         if fmt == "html":
             from .html import HtmlWriter
 
-            self.page = HtmlWriter(out)
+            self.page = HtmlWriter(out, note=note)
 
     def write(self, source: str, sentences: Iterator[Sentence]) -> int:
         """Write the sentences of one source; returns how many."""
@@ -95,6 +96,21 @@ class Writer:
             raise OutputError(e) from e
 
 
+def solid_tokens(tokens: List[Dict[str, Any]]) -> List[Tuple[int, int]]:
+    """(index, head) of the tokens that are not whitespace alone, in order: the head is the kept
+    token's new index (a head on a dropped token replaced by that token's own head), -1 for a
+    root or no parse."""
+    keep = [i for i, t in enumerate(tokens) if t["text"].strip()]
+    new = {old: k for k, old in enumerate(keep)}
+    out = []
+    for i in keep:
+        h, steps = tokens[i]["head"], 0
+        while h is not None and h >= 0 and h not in new and steps <= len(tokens):
+            h, steps = tokens[h]["head"], steps + 1
+        out.append((i, -1 if h is None or h < 0 or h not in new else new[h]))
+    return out
+
+
 def sentences_to_record(source: str, sentences: List[Sentence]) -> DocRecord:
     """A CoNLL-U document of parsed sentences: whitespace-only tokens are dropped (a head on one
     is replaced by that token's own head)."""
@@ -102,22 +118,18 @@ def sentences_to_record(source: str, sentences: List[Sentence]) -> DocRecord:
                     sent_starts=[])
     for s in sentences:
         toks = s.tokens or []
-        keep = [i for i, t in enumerate(toks) if t["text"].strip()]
-        new = {old: k for k, old in enumerate(keep)}
+        kept = solid_tokens(toks)
         base = len(rec.words)
-        for k, i in enumerate(keep):
+        for k, (i, h) in enumerate(kept):
             t = toks[i]
-            h, steps = t["head"], 0
-            while h is not None and h >= 0 and h not in new and steps <= len(toks):
-                h, steps = toks[h]["head"], steps + 1
-            nxt = toks[keep[k + 1]]["start_char"] if k + 1 < len(keep) else None
+            nxt = toks[kept[k + 1][0]]["start_char"] if k + 1 < len(kept) else None
             rec.words.append(t["text"])
             rec.spaces.append(nxt is None or nxt > t["end_char"])
             rec.lemmas.append("")
             rec.upos.append("")
             rec.xpos.append(t["tag"] or "")
             rec.feats.append("")
-            rec.heads.append(ROOT if h is None or h < 0 or h not in new else base + new[h])
+            rec.heads.append(ROOT if h < 0 else base + h)
             rec.deps.append(t["dep"] or "dep")
             rec.sent_starts.append(k == 0)
     return rec

@@ -104,13 +104,41 @@ def test_stream_with_a_window_larger_than_the_text_equals_whole_text(trained_nlp
         [(s.start_char, s.end_char) for s in segment_text(trained_nlp, AWKWARD, "x")]
 
 
-def test_stream_bounds_memory_on_text_without_any_boundary(trained_nlp):
+def test_stream_bounds_memory_on_text_without_any_boundary(trained_nlp, monkeypatch):
+    """Every Doc parsed is at most a window long; the cuts between windows are no boundaries:
+    the text is one sentence, as `nlp(text)` finds it, with one tree."""
     text = "word " * 3000
+    seen = []
+    real = trained_nlp.__class__.__call__
+
+    def spy(self, doc, *args, **kwargs):
+        seen.append(len(doc.text))
+        return real(self, doc, *args, **kwargs)
+
+    monkeypatch.setattr(trained_nlp.__class__, "__call__", spy)
     stats = SegmentStats()
-    sents = list(segment_stream(trained_nlp, io.StringIO(text), window_chars=500, max_carry_chars=2000,
-                                stats=stats))
+    sents = list(segment_stream(trained_nlp, io.StringIO(text), with_parse=True, window_chars=500,
+                                max_carry_chars=2000, stats=stats))
+    monkeypatch.undo()
     assert_exact(text, sents)
-    assert max(len(s.text) for s in sents) <= 2000 + 500
+    assert max(seen) <= 2000 + 500 and stats.forced_cuts > 1
+    assert [(s.start_char, s.end_char) for s in sents] == [(s.start_char, s.end_char)
+                                                           for s in segment_text(trained_nlp, text)]
+    assert sum(t["head"] == -1 for t in sents[0].tokens) == 1
+    assert [t["start_char"] for t in sents[0].tokens] == [t.idx for t in trained_nlp.make_doc(text) if not t.is_space]
+
+
+@pytest.mark.parametrize("case", ["one word repeated", "no whitespace"])
+def test_the_command_and_nlp_give_the_same_sentences_on_long_texts(trained_model_dir, trained_nlp, tmp_path, case):
+    """Text longer than the window with no boundary the pipeline finds: windows cut as they
+    must, and the command still gives `nlp(text)`'s sentences (before, each cut was a boundary,
+    and a cut inside a word split it)."""
+    text = "word " * 30_000 if case == "one word repeated" else "abcdefghij" * 20_000
+    path = tmp_path / "long.txt"
+    path.write_text(text, encoding="utf-8")
+    records = [json.loads(line) for line in run(trained_model_dir, path, "-f", "jsonl").stdout.splitlines()]
+    assert [(r["start_char"], r["end_char"]) for r in records] == \
+        [(s.start_char, s.end_char) for s in segment_text(trained_nlp, text)]
 
 
 def test_stream_bounds_the_tokens_of_every_window(trained_nlp, monkeypatch):

@@ -129,3 +129,27 @@ def test_a_stale_partial_of_the_same_output_is_removed(tmp_path):
     with atomic_path(out) as tmp:
         tmp.write_text("whole")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out.name, live.name, other.name])
+
+
+@pytest.mark.parametrize("stdin", [False, True])
+def test_utf16_without_a_byte_order_mark_is_one_error_line(rules_model, tmp_path, stdin):
+    """utf-16 needs a byte-order mark to know the byte order: its absence is the codec's own
+    UnicodeError (no UnicodeDecodeError), named like every other decoding error."""
+    path = tmp_path / "le.txt"
+    path.write_bytes("Hello there. Two sentences.".encode("utf-16-le"))
+    if stdin:
+        with open(path, "rb") as f:
+            proc = run(rules_model, "-", "--encoding", "utf-16", stdin=f)
+        one_error(proc, 1, "stdin: not valid utf-16 at byte 0", "BOM")
+    else:
+        one_error(run(rules_model, path, "--encoding", "utf-16"), 1, f"{path}: not valid utf-16 at byte 0", "BOM")
+
+
+@pytest.mark.parametrize("pattern", ["../*.txt", "sub/../../*.txt", "..\\*.txt", ".."])
+def test_a_pattern_stays_inside_its_folder(rules_model, tmp_path, pattern):
+    (tmp_path / "outside.txt").write_text("Outside the folder.", encoding="utf-8")
+    (tmp_path / "d" / "sub").mkdir(parents=True)
+    (tmp_path / "d" / "in.txt").write_text("Inside.", encoding="utf-8")
+    proc = run(rules_model, tmp_path / "d", "--pattern", pattern)
+    one_error(proc, 2, "--pattern", "inside its folder")
+    assert "Outside" not in proc.stdout

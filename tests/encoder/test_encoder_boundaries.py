@@ -144,6 +144,29 @@ def test_corrupted_files_are_named(tiny_encoder_dir, tmp_path):
         spacy.load(tmp_path / "p")
 
 
+@pytest.mark.parametrize("card", [{"sha256": {TOKENIZER: "x"}}, {}, None])
+def test_the_card_must_record_every_checksum(tiny_encoder_dir, tmp_path, card):
+    """A card without the graph's sha256 (or no card at all) would let a damaged graph load."""
+    import json
+    import shutil
+
+    from spacy_joint_sbd.encoder.files import EncoderFiles
+
+    enc = tmp_path / "enc"
+    shutil.copytree(tiny_encoder_dir, enc)
+    data = bytearray((enc / GRAPH).read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (enc / GRAPH).write_bytes(bytes(data))
+    if card is None:
+        (enc / CARD).unlink()
+    else:
+        whole = json.loads((enc / CARD).read_text(encoding="utf8"))
+        whole.pop("sha256")
+        (enc / CARD).write_text(json.dumps({**whole, **card}), encoding="utf8")
+    with pytest.raises(ValueError, match=r"encoder\.json: (no sha256 of encoder\.onnx|missing)"):
+        EncoderFiles.from_disk(enc)
+
+
 def test_no_encoder_and_bad_settings_are_clear_errors():
     nlp = spacy.blank("en")
     nlp.add_pipe("encoder_boundaries")

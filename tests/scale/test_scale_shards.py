@@ -99,3 +99,19 @@ def test_cli_names_a_bad_model_or_an_empty_folder(trained_model_dir, tmp_path):
     assert empty.returncode == 1 and "no files matching '*.txt'" in empty.stderr
     fmt = run(trained_model_dir, "--format", "xml")
     assert fmt.returncode == 1 and "format must be one of lines, jsonl, conllu" in fmt.stderr
+
+
+def test_a_pattern_cannot_reach_outside_the_input_folder(trained_model_dir, tmp_path):
+    """`../*.txt` would take the input folder's neighbours and write their outputs outside the
+    output folder: refused before any shard runs."""
+    (tmp_path / "in" / "sub").mkdir(parents=True)
+    (tmp_path / "in" / "sub" / "a.txt").write_text("Inside.", encoding="utf-8")
+    (tmp_path / "neighbour.txt").write_text("Outside the input folder.", encoding="utf-8")
+    with pytest.raises(ShardError, match="inside its folder"):
+        plan_shards(tmp_path / "in", tmp_path / "out", "../*.txt", "jsonl")
+    before = sorted(tmp_path.rglob("*"))
+    proc = subprocess.run([sys.executable, "-m", "spacy_joint_sbd", "segment-corpus", str(trained_model_dir),
+                           str(tmp_path / "in"), str(tmp_path / "out"), "--scheduler", "serial",
+                           "--pattern", "sub/../../*.txt"], capture_output=True, text=True)
+    assert proc.returncode == 1 and "inside its folder" in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(tmp_path.rglob("*")) == before

@@ -115,3 +115,12 @@ def test_conllu_leaves_a_sentence_of_whitespace_tokens_out():
                                                "dep": "root", "tag": None}])
     Writer(out, "conllu").write("x", iter([blank, word]))
     assert "# sent_id = x-0001\n# text = Hi\n" in out.getvalue() and "x-0002" not in out.getvalue()
+
+
+def test_a_pattern_may_not_leave_its_folder(tmp_path):
+    from spacy_joint_sbd.textio import find_inputs
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "x.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(ValueError, match="inside its folder"):
+        find_inputs([str(tmp_path / "d")], "../*.txt")
