@@ -6,7 +6,7 @@
 
 `train` builds a small pipeline deterministically from the committed EWT sample (boundary_prior →
 perceptron_tagger → joint_sbd_parser with prior weight and a calibration fitted on held-out
-documents), so that the calibration, the prior's feature columns and the tagger's tags are all on
+documents), so that the calibration, the prior's SB scores and the tagger's tags are all on
 the path; it prints digests of the trained weights and settings, so training can be compared too.
 
 `digest` runs MODEL (a directory or an installed package such as en_joint_sbd or
@@ -147,7 +147,7 @@ def train(model_dir: Path) -> Dict[str, str]:
     import spacy
 
     from spacy_joint_sbd.corpus.readers import create_document_corpus
-    from spacy_joint_sbd.pipeline import calibration
+    from spacy_joint_sbd.pipeline.joint import calibration
 
     nlp = spacy.blank("en")
     examples = list(create_document_corpus(str(FIXTURE))(nlp))
