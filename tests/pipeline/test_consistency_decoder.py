@@ -7,7 +7,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 import spacy_joint_sbd.pipeline.consistency_decoder  # noqa: F401 (registers the factory)
-from bad_model_checks import BYTES_KINDS, MODEL_KINDS, check_bad_bytes, check_bad_model_file
+from bad_model_checks import bad_model_tests
 from spacy_joint_sbd.corpus.docs import record_to_doc
 from spacy_joint_sbd.graph.parser import make_sentence
 from spacy_joint_sbd.pipeline.consistency_decoder import CERTIFIED, ITERATIONS
@@ -112,22 +112,7 @@ def test_round_trips(trained, tmp_path):
     assert again == before
 
 
-@pytest.fixture(scope="module")
-def saved(trained, tmp_path_factory):
-    nlp, _ = trained
-    path = tmp_path_factory.mktemp("saved") / "consistency_decoder"
-    nlp.get_pipe("consistency_decoder").to_disk(path)
-    return path, nlp.get_pipe("consistency_decoder").to_bytes()
-
-
-@pytest.mark.parametrize("kind", MODEL_KINDS)
-def test_bad_model_file(saved, tmp_path, kind):
-    check_bad_model_file("consistency_decoder", saved[0], tmp_path, kind)
-
-
-@pytest.mark.parametrize("kind", BYTES_KINDS)
-def test_bad_bytes(saved, kind):
-    check_bad_bytes("consistency_decoder", saved[1], kind)
+saved, test_bad_model_file, _, _, test_bad_bytes = bad_model_tests("consistency_decoder")
 
 
 @pytest.mark.parametrize("cfg,match", [({"K": 0}, "K must"), ({"rate": -1.0}, "rate must"),

@@ -8,8 +8,7 @@ from spacy.training import Example
 
 import spacy_joint_sbd.pipeline.constrained_parser  # noqa: F401 (registers the factories)
 from spacy_joint_sbd.corpus.docs import record_to_doc
-from bad_model_checks import (BYTES_KINDS, FOLDER_FILES, MODEL_KINDS, check_bad_bytes, check_bad_cfg,
-                              check_bad_model_file, check_folder_without)
+from bad_model_checks import bad_model_tests
 
 CFG = {"order": 1, "n_rows": 1 << 16, "label_rows": 1 << 14, "train_constraint": "loose"}
 
@@ -93,29 +92,5 @@ def test_bad_constraint():
         nlp.add_pipe("constrained_parser", config={"constraint": "sprawled"})
 
 
-@pytest.fixture(scope="module")
-def saved(trained, tmp_path_factory):
-    """The trained component's folder and bytes."""
-    nlp, _ = trained
-    path = tmp_path_factory.mktemp("saved") / "constrained_parser"
-    nlp.get_pipe("constrained_parser").to_disk(path)
-    return path, nlp.get_pipe("constrained_parser").to_bytes()
-
-
-@pytest.mark.parametrize("kind", MODEL_KINDS)
-def test_bad_model_file(saved, tmp_path, kind):
-    check_bad_model_file("constrained_parser", saved[0], tmp_path, kind)
-
-
-@pytest.mark.parametrize("files", FOLDER_FILES)
-def test_folder_without_cfg_or_model(saved, tmp_path, files):
-    check_folder_without("constrained_parser", saved[0], tmp_path, files)
-
-
-def test_bad_cfg_file(saved, tmp_path):
-    check_bad_cfg("constrained_parser", saved[0], tmp_path)
-
-
-@pytest.mark.parametrize("kind", BYTES_KINDS)
-def test_bad_bytes(saved, kind):
-    check_bad_bytes("constrained_parser", saved[1], kind)
+saved, test_bad_model_file, test_folder_without_cfg_or_model, test_bad_cfg_file, test_bad_bytes = \
+    bad_model_tests("constrained_parser")
