@@ -21,6 +21,7 @@ ALLOWED: Dict[str, Set[str]] = {
     "_moved": set(),
     "scoring": {"corpus"},
     "significance": set(),
+    "conll18": {"corpus"},  # the CoNLL 2018 evaluator's measures on raw text
     "context": {"corpus", "learn"},
     "transition": {"learn"},
     "tagger": {"learn", "context"},
