@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from spacy_joint_sbd.corpus import read_conllu  # noqa: E402
-from spacy_joint_sbd.pipeline.doc_encoding import encode_records  # noqa: E402
+from spacy_joint_sbd.pipeline.joint.doc_encoding import encode_records  # noqa: E402
 from spacy_joint_sbd.transition import EngineDoc, TransitionParser  # noqa: E402
 
 DATA = Path(os.environ.get("SJS_DATA", ROOT.parent / "shared" / "data" / "ud")) / "en_ewt"

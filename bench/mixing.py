@@ -32,7 +32,7 @@ DATA = Path(os.environ.get("SJS_DATA", ROOT.parent / "shared" / "data" / "ud")) 
 
 from spacy_joint_sbd.cli._util import portable_path  # noqa: E402
 from spacy_joint_sbd.corpus import read_conllu  # noqa: E402
-from spacy_joint_sbd.pipeline.doc_encoding import encode_records  # noqa: E402
+from spacy_joint_sbd.pipeline.joint.doc_encoding import encode_records  # noqa: E402
 from spacy_joint_sbd.scale.mixing import split_shards, train_serial  # noqa: E402
 from spacy_joint_sbd.scoring import Counts, count_doc  # noqa: E402
 from spacy_joint_sbd.transition import UPDATES, TransitionParser  # noqa: E402

@@ -18,13 +18,13 @@ dev gains; the choice is written into the saved pipeline's config and into `--me
 A blank line is a boundary (`newline_boundaries` in `paragraph` mode first in the pipeline;
 `--newlines ignore` leaves it out; `segment --newlines` overrides it at run time).
 
-Then `token._.sent_start_prob` is calibrated (`pipeline.calibration`) at that operating point:
+Then `token._.sent_start_prob` is calibrated (`pipeline.joint.calibration`) at that operating point:
 fitted on EWT dev plain (punctuated regime) and EWT dev star + the running-text dev share
 (unpunctuated), saved with the parser. `--metrics` gets its expected calibration error per set,
 cross-fitted over documents (2 folds: each document scored by a calibrator that never saw it);
 `--curves DIR` gets the reliability diagram of those cross-fitted probabilities.
 
-The saved vocab keeps only the pipeline's labels (`pipeline.saved_strings`): the 309,000 strings
+The saved vocab keeps only the pipeline's labels (`persist.saved_strings`): the 309,000 strings
 of its training and dev text cost `spacy.load` 0.4 s and nothing reads them.
 """
 import argparse
@@ -39,12 +39,12 @@ from spacy_joint_sbd.cli.tune_bias import PRIOR_PUNCT_SHIFTS, PRIOR_WEIGHTS, tun
 from spacy_joint_sbd.corpus.raw_text import raw_documents
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.running_text import iter_text_docs
-from spacy_joint_sbd.learn.kmeans import float_product
-from spacy_joint_sbd.pipeline import calibration
+from spacy_joint_sbd.context.kmeans import float_product
+from spacy_joint_sbd.pipeline.joint import calibration
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
 from spacy_joint_sbd.pipeline.encoder_boundaries import EncoderBoundaries  # noqa: F401  (registers the factory)
-from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
-from spacy_joint_sbd.pipeline.saved_strings import pipeline_labels, trim_strings
+from spacy_joint_sbd.context.numpy_gemm import use_numpy_gemm
+from spacy_joint_sbd.persist.saved_strings import pipeline_labels, trim_strings
 from spacy_joint_sbd.pipeline.senter_prior import SenterPrior  # noqa: F401  (registers the factory)
 
 
@@ -210,6 +210,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     # tuning on the clusters of the float product, as every model before the int8 shortlist
-    # (learn.kmeans.float_product); the pipeline it saves searches with the shortlist
+    # (context.kmeans.float_product); the pipeline it saves searches with the shortlist
     with float_product():
         main()

@@ -20,10 +20,8 @@ use them too). Frozen and never trained on our treebanks, the tok2vec gives trai
 vectors of the same quality as new text. `--context-clusters ""` trains without it. The saved
 pipeline's tok2vec multiplies with numpy's BLAS on one thread (`spacy_joint_sbd.numpy_gemm.v1`,
 recorded in its config: BLIS runs generic kernels on some CPUs); training keeps Thinc's default
-ops. The vectors differ in the last bits only, and the shipped model predicts the same with either
-(five sets, every figure); training with numpy's products too re-draws the model through k-means
-(one run: the five sets' F1 moved by -0.7 to +0.6, its operating point 0.95 instead of 0.85), a
-change to make with seeds, not in passing.
+ops, because k-means is chaotic: vectors that differ in their last bits fit other clusters, and
+so another model (docs/benchmarks.md, measured and not adopted).
 `--context-tree` fits the clusters as one tree (`joint_sbd_parser`'s `context_tree`: a token
 compares itself with 32 centroids instead of 5,456).
 
@@ -55,10 +53,10 @@ from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.tokenizer_rules import use_citation_tokens
 from spacy_joint_sbd.corpus.variants import apply_variant
-from spacy_joint_sbd.learn.kmeans import float_product
-from spacy_joint_sbd.pipeline.joint_sbd_parser import DEFAULT_MODEL
-from spacy_joint_sbd.pipeline.numpy_gemm import use_numpy_gemm
-from spacy_joint_sbd.pipeline.tok2vec_depth import add_truncated_tok2vec, check_depth
+from spacy_joint_sbd.context.kmeans import float_product
+from spacy_joint_sbd.pipeline.joint_sbd_parser import DEFAULT_PARSER_MODEL
+from spacy_joint_sbd.context.numpy_gemm import use_numpy_gemm
+from spacy_joint_sbd.context.tok2vec_depth import add_truncated_tok2vec, check_depth
 from spacy_joint_sbd.scoring import score_records
 from spacy_joint_sbd.tagger import encode_doc, jackknife, train_tagger
 
@@ -156,10 +154,10 @@ def main() -> None:
                     help="installed spaCy pipeline whose tok2vec is copied in (frozen) for the contextual features")
     ap.add_argument("--tok2vec-depth", type=int, default=None,
                     help="keep only the first N encoder layers of that tok2vec (cheaper context: "
-                         "spacy_joint_sbd.pipeline.tok2vec_depth); default: all of them")
+                         "spacy_joint_sbd.context.tok2vec_depth); default: all of them")
     ap.add_argument("--n-rows", type=int, default=None,
                     help=f"rows of the joint parser's hashed weight table (default: the component's, "
-                         f"{DEFAULT_MODEL['n_rows']:,}; fewer rows fit a smaller cache but collide more)")
+                         f"{DEFAULT_PARSER_MODEL['n_rows']:,}; fewer rows fit a smaller cache but collide more)")
     ap.add_argument("--prior", type=Path, default=None,
                     help="a boundary_prior (train-prior) or encoder_boundaries (projects/encoder) pipeline that "
                          "never saw the training documents: its "
@@ -212,7 +210,7 @@ def main() -> None:
     parser_cfg = {"beam_width": args.beam, "update": args.update, "learner": args.learner, "context_clusters": context,
                   "context_tree": bool(context) and args.context_tree, "prior_features": args.prior is not None}
     if args.n_rows is not None:
-        parser_cfg["model"] = {**DEFAULT_MODEL, "n_rows": args.n_rows}  # the component's model, resized
+        parser_cfg["model"] = {**DEFAULT_PARSER_MODEL, "n_rows": args.n_rows}  # the component's model, resized
     if source is not None:
         add_truncated_tok2vec(nlp, source, args.tok2vec_depth)
         t0 = time.time()
@@ -356,6 +354,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     # training on the clusters of the float product, as every model before the int8 shortlist
-    # (learn.kmeans.float_product); the pipeline it saves searches with the shortlist
+    # (context.kmeans.float_product); the pipeline it saves searches with the shortlist
     with float_product():
         main()

@@ -55,3 +55,34 @@ def check_bad_bytes(factory, good, kind):
     with pytest.raises(ValueError, match="truncated or foreign"):
         pipe.from_bytes(data)
     pipe.from_bytes(good)
+
+
+def bad_model_tests(factory):
+    """The tests of these checks for one component, for a test module to bind at module level:
+    ``saved, test_bad_model_file, test_folder_without_cfg_or_model, test_bad_cfg_file,
+    test_bad_bytes = bad_model_tests("fragment_parser")``. The module supplies a `trained` fixture
+    giving (nlp, ...) with the component trained; `saved` is its folder and bytes."""
+
+    @pytest.fixture(scope="module")
+    def saved(trained, tmp_path_factory):
+        nlp = trained[0]
+        path = tmp_path_factory.mktemp("saved") / factory
+        nlp.get_pipe(factory).to_disk(path)
+        return path, nlp.get_pipe(factory).to_bytes()
+
+    @pytest.mark.parametrize("kind", MODEL_KINDS)
+    def test_bad_model_file(saved, tmp_path, kind):
+        check_bad_model_file(factory, saved[0], tmp_path, kind)
+
+    @pytest.mark.parametrize("files", FOLDER_FILES)
+    def test_folder_without_cfg_or_model(saved, tmp_path, files):
+        check_folder_without(factory, saved[0], tmp_path, files)
+
+    def test_bad_cfg_file(saved, tmp_path):
+        check_bad_cfg(factory, saved[0], tmp_path)
+
+    @pytest.mark.parametrize("kind", BYTES_KINDS)
+    def test_bad_bytes(saved, kind):
+        check_bad_bytes(factory, saved[1], kind)
+
+    return saved, test_bad_model_file, test_folder_without_cfg_or_model, test_bad_cfg_file, test_bad_bytes

@@ -7,7 +7,7 @@ words after the gap (whitespace tokens left out, zeros past either end): one hid
 one log-odds out. It is trained with Adam on the log loss, after the n-gram model, on vectors
 of the same running text, and the two log-odds are blended by a logistic regression fitted on
 held-out documents (`stack_fit`), which also calibrates them. Plain numpy: a few dense products
-per document, run on one BLAS thread (`learn.blas.single_threaded_blas`: tiny products on
+per document, run on one BLAS thread (`context.blas.single_threaded_blas`: tiny products on
 many threads spend their time handing work over).
 """
 import time
@@ -15,7 +15,7 @@ from typing import Callable, Dict, Optional, Sequence
 
 import numpy
 
-from ..learn.blas import single_threaded_blas
+from ..context.blas import single_threaded_blas
 from ..learn.logistic import newton_logistic, sigmoid
 
 WINDOW = 2

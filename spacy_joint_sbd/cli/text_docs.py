@@ -13,7 +13,7 @@ from ._util import split_list, user_errors
 
 @app.command("text-docs")
 def text_docs_cli(
-    src_dir: Path = typer.Argument(..., help="folder of UTF-8 .txt files (e.g. ../shared/data/text)"),
+    src_dir: Path = typer.Argument(..., help="folder of UTF-8 .txt files"),
     out_dir: Path = typer.Argument(..., help="folder for shard-NNNNN.spacy and manifest.json (a rerun resumes)"),
     include: Optional[str] = typer.Option(None, "--include", "-i",
                                           help="subfolders of SRC_DIR to read, comma-separated (default: all; "

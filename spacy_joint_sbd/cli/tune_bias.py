@@ -19,7 +19,7 @@ from ..corpus.docs import doc_to_record
 from ..corpus.raw_text import RawDoc, span_starts
 from ..corpus.readers import load_gold_docs, tokens_only
 from ..corpus.variants import VARIANTS
-from ..pipeline.joint_settings import is_finite_number
+from ..pipeline.joint.settings import is_finite_number
 from ..scoring import char_boundary_scores, score_records
 from . import app
 from ._util import atomic_dir, portable_path, split_list, user_errors

@@ -15,7 +15,7 @@ forces a start at each unit. Inside a unit a boundary follows a sentence-final m
   jealousy?`, `Charles II. was`), except a few words that open sentences in uncapitalised typing
   after a lone full stop (`i went there. now i know`: `LOWERCASE_OPENERS`, measured on EWT: +2 to +3
   recall, precision unchanged). In transcripts (`transcript=True`: the transcribers' marks are the
-  boundaries, as the issue's AMI scoring counts them) `.`, `?`, `!` end a sentence before any word;
+  boundaries, as the AMI scoring of projects/speech counts them) `.`, `?`, `!` end a sentence before any word;
 - a quotation followed by a dialogue attribution (`“Your mother keeps well?” I asked.`: a
   capitalised speaker of one or two words, then a verb of `SPEECH_VERBS`) is one sentence;
 - an ellipsis ends a sentence only before a capitalised word, in transcripts too;

@@ -9,7 +9,7 @@ choice:
 - Line and paragraph breaks are kept as spaCy whitespace tokens (`"\\n"`, `"\\n\\n"`; several blank
   lines become one `"\\n\\n"`), so a model sees them. A whitespace token never starts a sentence: it
   belongs to the sentence before it and the word after it carries the start, as in
-  `pipeline.whitespace`. `layout=False` joins the units with a space instead.
+  `pipeline.joint.whitespace`. `layout=False` joins the units with a space instead.
 - A blank line (paragraph break) always starts a sentence.
 - A single line break starts a sentence too (one paragraph, turn or speaker stream per line: AMI,
   CABNC, SGD, the State of the Union files) unless the file is hard-wrapped: when most single
@@ -24,7 +24,7 @@ choice:
   other headings (`CHAPTER I`, `VOLUME I`) and notes are kept as sentences of their own.
 - Transcripts (turn files, and files whose lines average over `STREAM_LINE_CHARS` characters: one
   speaker's whole stream per line, as AMI) trust the transcribers' `.`, `?`, `!` whatever case
-  follows (so `Yeah. found easily.` is two sentences, as the issue's AMI scoring counts them); in
+  follows (so `Yeah. found easily.` is two sentences, as the AMI scoring of projects/speech counts them); in
   edited text a lower-case word after the mark continues the sentence.
 
 Long files are cut into documents of at most `max_tokens` tokens at unit boundaries (paragraphs,

@@ -1,5 +1,5 @@
 """Dense logistic regression for a handful of inputs, by Newton's method: the calibrators and
-blends that sit on top of the hashed models (`pipeline.calibration`, `boundary.context_head`)."""
+blends that sit on top of the hashed models (`pipeline.joint.calibration`, `boundary.context_head`)."""
 from typing import Optional
 
 import numpy

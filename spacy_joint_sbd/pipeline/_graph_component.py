@@ -23,7 +23,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..corpus.labels import UD_ROOT, to_spacy_dep
-from .checksums import verify_checksums, write_checksums
+from ..persist.checksums import verify_checksums, write_checksums
 
 
 def _dep_getter(token, attr):

@@ -3,7 +3,7 @@
 The perceptron tagger and the boundary prior keep their learnt table in a
 `spacy_joint_sbd.HashedPerceptron.v1` Thinc model beside a JSON `cfg`: bytes are
 msgpack({cfg, model, sha256}), a directory holds `cfg`, `model` and their `checksums.json`
-(`pipeline.checksums`, checked before loading when present). A subclass says how its live weights
+(`persist.checksums`, checked before loading when present). A subclass says how its live weights
 reach the Thinc model (`_sync_model`) and how it adopts a checked cfg once `load()` has read the
 model (`_adopt`); anything foreign or truncated is a ValueError naming the component.
 """
@@ -13,7 +13,7 @@ import srsly
 from spacy import util
 from spacy.pipeline import TrainablePipe
 
-from .checksums import KEY, bytes_checksums, verify_bytes, verify_checksums, write_checksums
+from ..persist.checksums import KEY, bytes_checksums, verify_bytes, verify_checksums, write_checksums
 
 
 class WeightsPipe(TrainablePipe):

@@ -32,7 +32,7 @@ from ..boundary.context_head import ContextHead, blend
 from ..boundary.features import train_doc
 from ..boundary.model import DEFAULT_N_ROWS, DEFAULT_WINDOW
 from ._weights_pipe import WeightsPipe
-from .checksums import verify_checksums
+from ..persist.checksums import verify_checksums
 
 DEFAULT_PRIOR_MODEL = Config().from_str(f"""
 [model]

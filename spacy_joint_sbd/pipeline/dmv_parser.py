@@ -44,7 +44,7 @@ from ..dmv.model import DMV, DMVSentence, induce, make_sentence, supervised
 from ..graph.constraints import check_name
 from ..graph.punct_attach import reattach_punct
 from ._graph_component import make_graph_dep_scorer
-from .checksums import verify_checksums, write_checksums
+from ..persist.checksums import verify_checksums, write_checksums
 
 TAG_ATTRS = ("pos", "tag")
 

@@ -28,6 +28,7 @@ files; nothing is downloaded. Nothing here trains: the `encoder` project fine-tu
 and a joint parser trained after it lists the component in `frozen_components` and
 `annotating_components`. Needs the `trf` extra (onnxruntime, tokenizers).
 """
+import warnings
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -42,12 +43,12 @@ from ..corpus.labels import to_spacy_dep
 from ..encoder.files import EncoderFiles
 from ..learn.logistic import sigmoid
 from . import boundary_prior  # noqa: F401  (the Doc extension and the scorer)
-from .final_punct import has_final_punct
+from .joint.final_punct import has_final_punct
 
 CLIP = 1e-6
 """Probabilities are kept in [CLIP, 1 − CLIP]; whitespace tokens get CLIP."""
 
-SETTINGS = {"max_words": 1, "max_pieces": 3, "max_word_pieces": 1, "batch_size": 1, "threads": 0}
+INT_SETTING_MINIMA = {"max_words": 1, "max_pieces": 3, "max_word_pieces": 1, "batch_size": 1, "threads": 0}
 """Each int setting and its least value."""
 
 DOC_HEADS = "head_candidates"
@@ -57,6 +58,15 @@ DOC_HEAD_LABELS = "head_labels"
 for _name in (DOC_HEADS, DOC_HEAD_SCORES, DOC_HEAD_LABELS):
     if not Doc.has_extension(_name):
         Doc.set_extension(_name, default=None)
+
+
+def __getattr__(name: str):
+    """`SETTINGS`, the old name of `INT_SETTING_MINIMA` (deprecated: it holds least values, not settings)."""
+    if name == "SETTINGS":
+        warnings.warn("encoder_boundaries.SETTINGS is deprecated and goes in the next version: use INT_SETTING_MINIMA",
+                      DeprecationWarning, stacklevel=2)
+        return INT_SETTING_MINIMA
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _checked(name: str, value, component: str):
@@ -72,7 +82,7 @@ def _checked(name: str, value, component: str):
             span = "(0, 1]" if name == "stride" else "[0, 1]"
             raise ValueError(f"[{component}] {name} must be a number in {span}, got {value!r}")
         return float(value)
-    low = SETTINGS[name]
+    low = INT_SETTING_MINIMA[name]
     if not isinstance(value, int) or isinstance(value, bool) or value < low:
         raise ValueError(f"[{component}] {name} must be an int >= {low}, got {value!r}")
     if name == "max_pieces" and value > 512:

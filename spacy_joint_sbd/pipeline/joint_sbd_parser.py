@@ -7,9 +7,10 @@ PREDICTED them; gold trees and boundaries come from `Example.reference` during `
 the search itself runs in `spacy_joint_sbd.transition`.
 """
 import dataclasses
+import inspect
 import warnings
 from contextlib import contextmanager
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 import numpy
 import srsly
@@ -22,28 +23,30 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
+from ..context.clusters import ContextClusters, with_tensor
 from ..corpus.docs import doc_name
+from ..persist.checksums import verify_bytes, verify_checksums, with_checksums, write_checksums
 from ..scoring import score_examples
-from ..transition import DEFAULT_ATTRS, Parse, TransitionParser, n_classes_for
-from . import calibration, sentence_limits
-from .checksums import verify_bytes, verify_checksums, with_checksums, write_checksums
-from .context_clusters import ContextClusters, with_tensor
-from .doc_encoding import UnusableExample, gold_engine_doc, label_hashes, planned_engine_doc, set_parse
-from .final_punct import has_final_punct
-from .joint_settings import LOAD_DEFAULTS, PREDICTION_SETTINGS, Learner, SBOracle, Setting, Update, check_settings
-from .prior_scores import PRIOR_ATTR, prior_sb_scores
-from .unmarked import unmarked_sb_scores
+from ..transition import DEFAULT_ATTRS, Parse, TransitionParser, n_classes_for  # noqa: F401  (public here too)
+from .joint import calibration, sentence_limits
+from .joint.doc_encoding import UnusableExample, gold_engine_doc, label_hashes, planned_engine_doc, set_parse
+from .joint.final_punct import has_final_punct
+from .joint.prior_scores import PRIOR_ATTR, prior_sb_scores
+from .joint.settings import (KEPT_FROM_BYTES, LOAD_DEFAULTS, PREDICTION_SETTINGS, SETTINGS, Learner,  # noqa: F401
+                             SBOracle, Setting, Update, check_settings, defaults, factory_signature)
+from .joint.unmarked import unmarked_sb_scores
 
 DEFAULT_MODEL_CONFIG = """
 [model]
 @architectures = "spacy_joint_sbd.HashedPerceptron.v1"
 n_rows = 131072
 """
-DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
+DEFAULT_PARSER_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
+"""The Thinc config of the component's weights (its `model` setting by default)."""
 if not Token.has_extension("sent_start_prob"):
     Token.set_extension("sent_start_prob", default=None)
 """`token._.sent_start_prob`, set by the component in whole-document mode: the probability that a
-sentence starts at the token. With a fitted calibration (`cfg["calibration"]`, `pipeline.calibration`:
+sentence starts at the token. With a fitted calibration (`cfg["calibration"]`, `pipeline.joint.calibration`:
 fitted on dev documents, as the default pipeline's is) a calibrated probability from the parser's
 decision, the boundary prior and the beam; without one, the summed softmax weight of the final
 beam items that make a boundary there, which saturates to 0 / 1 on all but short documents. 1.0 /
@@ -53,60 +56,15 @@ beam items that make a boundary there, which saturates to 0 / 1 on all but short
 def _write_sent_start_probs(doc: Doc, probs: Sequence[float]) -> None:
     """``token._.sent_start_prob = p`` for every token in one pass: straight into
     ``doc.user_data`` under the key spaCy's `Underscore` gives a token attribute,
-    ``("._.", name, token.idx, None)``, without making a Token object per token (0.035 -> 0.010 CPU s
-    on EWT dev; the tests read the values back through ``token._``)."""
+    ``("._.", name, token.idx, None)``, without making a Token object per token (the tests read the
+    values back through ``token._``, which pins that layout)."""
     ud = doc.user_data
     for idx, p in zip(doc.to_array([IDX]).tolist(), probs):
         ud[("._.", "sent_start_prob", idx, None)] = p
 
 
-@Language.factory(
-    "joint_sbd_parser",
-    assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
-    default_config={
-        "model": DEFAULT_MODEL,
-        "beam_width": 20,
-        "update": "dlaso",
-        "sb_oracle": "early",
-        "learner": "pa",
-        "pa_c": 1.0,
-        "attrs": list(DEFAULT_ATTRS),
-        "document_level": True,
-        "sb_bias": 0.0,
-        "sb_bias_unpunctuated": None,
-        "sb_bias_unmarked": 0.0,
-        "prior_weight": 0.0,
-        "threshold": None,
-        "max_length": None,
-        "context_clusters": [],
-        "context_tree": False,
-        "prior_features": False,
-        "scorer": {"@scorers": "spacy_joint_sbd.joint_scorer.v1"},
-    },
-    default_score_weights={"sents_f": 0.5, "dep_las": 0.5, "dep_uas": 0.0, "sents_p": None, "sents_r": None},
-)
-def make_joint_sbd_parser(
-    nlp: Language,
-    name: str,
-    model: Model,
-    beam_width: int,
-    update: Update,
-    sb_oracle: SBOracle,
-    learner: Learner,
-    pa_c: float,
-    attrs: List[str],
-    document_level: bool,
-    scorer: Optional[Callable],
-    sb_bias: float = 0.0,
-    sb_bias_unpunctuated: Optional[float] = None,
-    context_clusters: Optional[List[int]] = None,
-    prior_weight: float = 0.0,
-    threshold: Optional[float] = None,
-    max_length: Optional[int] = None,
-    context_tree: bool = False,
-    prior_features: bool = False,
-    sb_bias_unmarked: float = 0.0,
-) -> "JointSBDParser":
+def make_joint_sbd_parser(nlp: Language, name: str, model: Model, *, scorer: Optional[Callable],
+                          **settings: Any) -> "JointSBDParser":
     """Joint sentence boundary detection and dependency parsing (bjorkelund2016).
 
     beam_width: beam size B at training and prediction (1 = greedy).
@@ -127,12 +85,12 @@ def make_joint_sbd_parser(
         punctuation mark (speech transcripts, unpunctuated chat): a model trained on mixed text can
         need a different operating point there. None = `sb_bias` everywhere.
     sb_bias_unmarked: added on top, in Docs with sentence-final punctuation, to SB's score at each
-        token that no sentence-final mark or line break precedes (`pipeline.unmarked`): < 0 keeps
+        token that no sentence-final mark or line break precedes (`pipeline.joint.unmarked`): < 0 keeps
         edited text whole where a capitalised word follows no mark. 0 = off (web text ends
         sentences without marks often enough that its dev set prefers 0).
     prior_weight: w ≥ 0: when an earlier component wrote boundary probabilities p
         (`doc._.boundary_probs`, e.g. `boundary_prior`), w · logit(p) is added to the score of the
-        move that starts a sentence at each token (`pipeline.prior_scores`); 0 = ignore them.
+        move that starts a sentence at each token (`pipeline.joint.prior_scores`); 0 = ignore them.
         Prediction only, chosen on dev data with the SB biases (they re-centre it).
     prior_features: read those probabilities as features too (`prior_scores.prior_column`: binned
         log-odds at b0, b0 − 1, s0, b1), learnt in training: the training Examples' predicted docs
@@ -140,7 +98,7 @@ def make_joint_sbd_parser(
         without them is parsed without that evidence; a Doc with `doc._.boundary_feature_probs`
         (`encoder_boundaries`' `own_features`) is read from those instead.
     threshold: None = sentences as the search decided; P in (0, 1] = a sentence starts exactly where
-        `token._.sent_start_prob` >= P (`pipeline.sentence_limits`; trees repaired to one per
+        `token._.sent_start_prob` >= P (`pipeline.joint.sentence_limits`; trees repaired to one per
         sentence). Meaningful with a calibrated probability (`cfg["calibration"]`): P is then the
         least chance of being a true boundary that a kept boundary has, not a level that reproduces
         the search's boundaries. Where those are often wrong, many of them lie below 0.5: on
@@ -148,7 +106,7 @@ def make_joint_sbd_parser(
         recall 0.38 at P = 0.5, against about 0.6 for its own boundaries, which P ≈ 0.3 matches).
     max_length: None, or the longest sentence in characters: longer ones are cut at their most
         probable boundaries (a Viterbi over `sent_start_prob`); a single longer token stays whole.
-    context_clusters: contextual features (`pipeline.context_clusters`): the numbers of k-means
+    context_clusters: contextual features (`context.clusters`): the numbers of k-means
         clusters (e.g. [16, 128, 1024]) of the token vectors a tok2vec before this component
         leaves in `Doc.tensor`, fitted at `initialize`; each adds a feature column. [] = off.
         The tok2vec should be frozen (e.g. sourced from en_core_web_sm), so that training and
@@ -157,12 +115,22 @@ def make_joint_sbd_parser(
         a token descends it comparing itself with a few children per level instead of every
         centroid (`ContextClusters`). Fitting only: a loaded model searches as it was fitted.
     """
-    return JointSBDParser(nlp.vocab, model, name, beam_width=beam_width, update=update, sb_oracle=sb_oracle,
-                          learner=learner, pa_c=pa_c, attrs=attrs, document_level=document_level,
-                          scorer=scorer, sb_bias=sb_bias, sb_bias_unpunctuated=sb_bias_unpunctuated,
-                          context_clusters=context_clusters, prior_weight=prior_weight, threshold=threshold,
-                          max_length=max_length, context_tree=context_tree, prior_features=prior_features,
-                          sb_bias_unmarked=sb_bias_unmarked)
+    return JointSBDParser(nlp.vocab, model, name, scorer=scorer, **settings)
+
+
+make_joint_sbd_parser.__signature__ = factory_signature(  # type: ignore[attr-defined]
+    [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=t)
+     for p, t in (("nlp", Language), ("name", str), ("model", Model))],
+    [inspect.Parameter("scorer", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[Callable])],
+    "JointSBDParser")
+"""spaCy's config system validates the factory's arguments against this signature: every setting
+typed as `JointSettings` declares it (e.g. `update` as a Literal of the strategies)."""
+Language.factory(
+    "joint_sbd_parser",
+    assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
+    default_config={"model": DEFAULT_PARSER_MODEL, **defaults(), "scorer": {"@scorers": "spacy_joint_sbd.joint_scorer.v1"}},
+    default_score_weights={"sents_f": 0.5, "dep_las": 0.5, "dep_uas": 0.0, "sents_p": None, "sents_r": None},
+)(make_joint_sbd_parser)
 
 
 @util.registry.scorers("spacy_joint_sbd.joint_scorer.v1")
@@ -175,53 +143,21 @@ class JointSBDParser(TrainablePipe):
     """Sentence boundaries and dependency trees of a whole document in one transition-based search
     (the SB move beside the arc-eager moves, a beam); `token._.sent_start_prob` in document mode."""
 
-    beam_width = Setting[int]()
-    sb_bias = Setting[float]()
-    sb_bias_unpunctuated = Setting[Optional[float]]()
-    sb_bias_unmarked = Setting[float]()
-    prior_weight = Setting[float]()
-    threshold = Setting[Optional[float]]()
-    max_length = Setting[Optional[int]]()
-    """The prediction settings as typed attributes (`joint_settings.Setting`): ``parser.sb_bias =
-    -0.5`` is checked where it is written and saved with the pipeline; see the factory for what
-    each one does."""
-
-    def __init__(
-        self,
-        vocab: Vocab,
-        model: Model,
-        name: str = "joint_sbd_parser",
-        *,
-        beam_width: int = 20,
-        update: Update = "dlaso",
-        sb_oracle: SBOracle = "early",
-        learner: Learner = "pa",
-        pa_c: float = 1.0,
-        attrs: Sequence[str] = tuple(DEFAULT_ATTRS),
-        document_level: bool = True,
-        scorer: Optional[Callable] = score_examples,
-        sb_bias: float = 0.0,
-        sb_bias_unpunctuated: Optional[float] = None,
-        context_clusters: Optional[Sequence[int]] = None,
-        prior_weight: float = 0.0,
-        threshold: Optional[float] = None,
-        max_length: Optional[int] = None,
-        context_tree: bool = False,
-        prior_features: bool = False,
-        sb_bias_unmarked: float = 0.0,
-    ) -> None:
-        settings = check_settings(
-            {"beam_width": beam_width, "update": update, "sb_oracle": sb_oracle, "learner": learner, "pa_c": pa_c,
-             "attrs": attrs, "document_level": document_level, "sb_bias": sb_bias,
-             "sb_bias_unpunctuated": sb_bias_unpunctuated, "prior_weight": prior_weight, "threshold": threshold,
-             "max_length": max_length, "context_clusters": context_clusters, "context_tree": context_tree,
-             "prior_features": prior_features, "sb_bias_unmarked": sb_bias_unmarked}, name)
+    def __init__(self, vocab: Vocab, model: Model, name: str = "joint_sbd_parser", *,
+                 scorer: Optional[Callable] = score_examples, **settings: Any) -> None:
+        """`settings`: any of `JointSettings`' (the factory says what each does); the others
+        take their defaults. An unknown name is a TypeError, a bad value a ValueError naming it."""
+        unknown = sorted(set(settings) - set(SETTINGS))
+        if unknown:
+            raise TypeError(f"[{name}] no setting {', '.join(map(repr, unknown))}; the settings are "
+                            f"{', '.join(SETTINGS)}")
+        settings = check_settings({**defaults(), **settings}, name)
         self.vocab = vocab
         self.model = model
         self.name = name
         self.scorer = scorer
         self.cfg: Dict = {"labels": [], **settings, "context": None, "calibration": None}
-        """The settings (`joint_settings`, also typed attributes of the component) beside what
+        """The settings (`JointSettings`; the prediction settings are also attributes) beside what
         training learns: the labels, the fitted clusters (`context`) and the calibration."""
         self._context: Optional[ContextClusters] = None
         """The fitted contextual clusters (`cfg["context"]` is their saved form), None if off."""
@@ -491,8 +427,7 @@ class JointSBDParser(TrainablePipe):
             raise ValueError(f"[{self.name}] not a joint_sbd_parser model (foreign or truncated bytes: {e})") from e
         self._load(cfg, lambda: super(JointSBDParser, self).from_bytes(bytes_data, exclude=exclude),
                    "not a joint_sbd_parser model: foreign or truncated bytes",
-                   keep=("sb_bias", "sb_bias_unpunctuated", "sb_bias_unmarked", "prior_weight", "threshold",
-                         "max_length"))
+                   keep=KEPT_FROM_BYTES)
         return self
 
     def _load(self, cfg: Dict, load: Callable[[], object], problem: str,
@@ -588,8 +523,24 @@ class JointSBDParser(TrainablePipe):
             self.model.set_dim("nO", n_classes_for(len(self.cfg["labels"])))
 
 
+for _setting in PREDICTION_SETTINGS:
+    setattr(JointSBDParser, _setting, Setting(_setting))
+"""The prediction settings as typed attributes (`settings.Setting`): ``parser.sb_bias = -0.5`` is
+checked where it is written and saved with the pipeline."""
+
+
+def __getattr__(name: str) -> Any:
+    """`DEFAULT_MODEL`, the old name of `DEFAULT_PARSER_MODEL` (deprecated: `segment`'s
+    DEFAULT_MODEL is a package name)."""
+    if name == "DEFAULT_MODEL":
+        warnings.warn("joint_sbd_parser.DEFAULT_MODEL is deprecated and goes in the next version: use "
+                      "DEFAULT_PARSER_MODEL", DeprecationWarning, stacklevel=2)
+        return DEFAULT_PARSER_MODEL
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def validate_settings(cfg: Dict, name: str = "joint_sbd_parser") -> None:
     """Refuse, with a ValueError naming the component and the setting, a prediction setting of
-    `cfg` that the search cannot use (`joint_settings.check_setting`'s rules). Called at load and
+    `cfg` that the search cannot use (`settings.check_setting`'s rules). Called at load and
     before each prediction: `cfg` may have been edited by hand since."""
     check_settings(cfg, name, PREDICTION_SETTINGS)

@@ -23,7 +23,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..boundary.model import line_breaks
-from .whitespace import BULLETS, line_starts, mark_columns, list_items
+from .joint.whitespace import BULLETS, line_starts, mark_columns, list_items
 
 Mode = Literal["ignore", "line", "paragraph"]
 MODES = get_args(Mode)

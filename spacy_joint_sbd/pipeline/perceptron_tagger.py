@@ -8,7 +8,7 @@ live in a `spacy_joint_sbd.HashedPerceptron.v1` Thinc model (param `W`, nO = num
 what is saved is the averaged table.
 
 With `context_clusters` (e.g. [16, 64, 256, 1024, 4096]) the tagger also reads k-means cluster ids
-of the token vectors a frozen tok2vec before it leaves in `Doc.tensor` (`pipeline.context_clusters`,
+of the token vectors a frozen tok2vec before it leaves in `Doc.tensor` (`context.clusters`,
 the same contextual features as the parser's): +1.0 XPOS on EWT dev, +1.4 on star text.
 """
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
@@ -25,7 +25,7 @@ from ..tagger import PerceptronTagger, encode_doc
 from ..tagger.greedy import tag_doc
 from ..tagger.model import MAX_CONTEXT
 from ._weights_pipe import WeightsPipe
-from .context_clusters import ContextClusters, check_ks, with_tensor
+from ..context.clusters import ContextClusters, check_ks, with_tensor
 
 DEFAULT_TAGGER_MODEL = Config().from_str("""
 [model]
@@ -44,7 +44,7 @@ n_rows = 131072
 def make_perceptron_tagger(nlp: Language, name: str, model: Model, scorer: Optional[Callable],
                            context_clusters: List[int]) -> "PerceptronTaggerPipe":
     """context_clusters: k-means granularities of the token vectors of a tok2vec before this
-    component, read as extra features (`pipeline.context_clusters`); [] = words only."""
+    component, read as extra features (`context.clusters`); [] = words only."""
     return PerceptronTaggerPipe(nlp.vocab, model, name, scorer=scorer, context_clusters=context_clusters)
 
 

@@ -9,7 +9,7 @@ averaging in `learn.weights` (one clock tick per token).
 
 Token attributes come as an (n × (N_COLS + c)) uint64 array, columns LOWER, PREFIX, SUFFIX, SHAPE,
 suffix-2, suffix-4 (`tagger.model.encode_doc`), then c ≤ MAX_CONTEXT optional context columns
-(cluster ids of a tok2vec's token vectors, `pipeline.context_clusters`), each read at the token and
+(cluster ids of a tok2vec's token vectors, `context.clusters`), each read at the token and
 its neighbours, and with the word. `tag_doc` checks its arguments; `extract` and the scoring loop
 behind it are unchecked.
 """

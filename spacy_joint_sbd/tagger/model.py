@@ -24,7 +24,7 @@ _COLS = [LOWER, PREFIX, SUFFIX, SHAPE]
 def encode_doc(doc: Doc, context=None) -> numpy.ndarray:
     """(len(doc), 6 + c) uint64 attributes the tagger reads: LOWER, PREFIX, SUFFIX, SHAPE (spaCy's
     ids) and hashes of the lower-cased 2- and 4-character suffixes; then, with `context` (a
-    `pipeline.context_clusters.ContextClusters`, or anything whose `columns(doc)` gives (n, c)
+    `context.clusters.ContextClusters`, or anything whose `columns(doc)` gives (n, c)
     uint64 ids), its c cluster columns of the Doc's token vectors."""
     n = len(doc)
     c = 0 if context is None else len(context.ks)

@@ -2,7 +2,7 @@
 
 An (n × k) uint64 attribute array (one column per attribute) and, for training, gold heads
 (absolute token index, -1 = sentence root), label ids and sentence starts. The spaCy component
-builds EngineDocs from Docs (`pipeline.doc_encoding`: the one feature encoding of the package).
+builds EngineDocs from Docs (`pipeline.joint.doc_encoding`: the one feature encoding of the package).
 """
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
@@ -33,7 +33,7 @@ class EngineDoc:
     doc_id: str = ""
     sb_scores: Optional[numpy.ndarray] = None
     """float32 per-token scores added to the SB move's score at prediction (e.g. a boundary model's
-    weighted log-odds, `pipeline.doc_encoding.prior_sb_scores`); None: none."""
+    weighted log-odds, `pipeline.joint.doc_encoding.prior_sb_scores`); None: none."""
     oracle_cache: Dict[Tuple, numpy.ndarray] = field(default_factory=dict, repr=False, compare=False)
     """The document's gold class sequences, one per oracle setting (`TransitionParser.oracle`):
     cached here so that they live exactly as long as the document."""

@@ -1,7 +1,7 @@
 """`TransitionParser`: the Python API the spaCy component calls (no spaCy imports here).
 
     parser = TransitionParser(labels, attrs=("NORM", "TAG", "SHAPE", "PREFIX", "SUFFIX"))
-    docs = [EngineDoc(attrs, heads, label_ids, sent_starts), ...]  # pipeline.doc_encoding builds them
+    docs = [EngineDoc(attrs, heads, label_ids, sent_starts), ...]  # pipeline.joint.doc_encoding builds them
     stats = parser.train_epoch(docs, update="dlaso", beam_width=20)
     parses = parser.parse(docs, beam_width=20)           # averaged weights by default
     parses[0].heads, parses[0].labels, parses[0].sent_starts

@@ -7,7 +7,7 @@ from spacy.tokens import Doc
 
 from spacy_joint_sbd.boundary import DOC_PROBS
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
-from spacy_joint_sbd.pipeline.prior_scores import prior_sb_scores
+from spacy_joint_sbd.pipeline.joint.prior_scores import prior_sb_scores
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +163,7 @@ def test_tune_prior_keeps_no_prior_unless_dev_gains(trained_nlp, sample_examples
 
 
 def test_prior_column_bins_log_odds():
-    from spacy_joint_sbd.pipeline.prior_scores import BINS_PER_LOGIT, CLIP, NO_PRIOR, prior_column
+    from spacy_joint_sbd.pipeline.joint.prior_scores import BINS_PER_LOGIT, CLIP, NO_PRIOR, prior_column
 
     nlp = spacy.blank("en")
     doc = Doc(nlp.vocab, words=["a", "b", "c", "d"])
@@ -183,7 +183,7 @@ def test_prior_column_prefers_the_feature_probabilities():
     """`boundary_feature_probs`, when a component wrote them, are the features; `boundary_probs`
     (what prior_weight adds) are not read then."""
     from spacy_joint_sbd.boundary import DOC_FEATURE_PROBS
-    from spacy_joint_sbd.pipeline.prior_scores import prior_column, prior_sb_scores
+    from spacy_joint_sbd.pipeline.joint.prior_scores import prior_column, prior_sb_scores
 
     doc = Doc(spacy.blank("en").vocab, words=["a", "b", "c"])
     doc._.set(DOC_PROBS, numpy.asarray([0.5, 0.5, 0.5], dtype=numpy.float32))

@@ -8,8 +8,7 @@ from spacy.training import Example
 import spacy_joint_sbd.pipeline.fragment_parser  # noqa: F401 (registers the factory)
 from spacy_joint_sbd.corpus.docs import record_to_doc
 from spacy_joint_sbd.graph.split_punct import is_tree
-from bad_model_checks import (BYTES_KINDS, FOLDER_FILES, MODEL_KINDS, check_bad_bytes, check_bad_cfg,
-                              check_bad_model_file, check_folder_without)
+from bad_model_checks import bad_model_tests
 
 CFG = {"order": 2, "n_rows": 1 << 16, "label_rows": 1 << 14}
 
@@ -93,29 +92,5 @@ def test_config():
         spacy.blank("en").add_pipe("fragment_parser", config={"order": 3})
 
 
-@pytest.fixture(scope="module")
-def saved(trained, tmp_path_factory):
-    """The trained component's folder and bytes."""
-    nlp, _ = trained
-    path = tmp_path_factory.mktemp("saved") / "fragment_parser"
-    nlp.get_pipe("fragment_parser").to_disk(path)
-    return path, nlp.get_pipe("fragment_parser").to_bytes()
-
-
-@pytest.mark.parametrize("kind", MODEL_KINDS)
-def test_bad_model_file(saved, tmp_path, kind):
-    check_bad_model_file("fragment_parser", saved[0], tmp_path, kind)
-
-
-@pytest.mark.parametrize("files", FOLDER_FILES)
-def test_folder_without_cfg_or_model(saved, tmp_path, files):
-    check_folder_without("fragment_parser", saved[0], tmp_path, files)
-
-
-def test_bad_cfg_file(saved, tmp_path):
-    check_bad_cfg("fragment_parser", saved[0], tmp_path)
-
-
-@pytest.mark.parametrize("kind", BYTES_KINDS)
-def test_bad_bytes(saved, kind):
-    check_bad_bytes("fragment_parser", saved[1], kind)
+saved, test_bad_model_file, test_folder_without_cfg_or_model, test_bad_cfg_file, test_bad_bytes = \
+    bad_model_tests("fragment_parser")

@@ -280,7 +280,7 @@ def test_unusable_training_examples_are_skipped_and_counted(sample_examples):
 
 
 def test_tree_problem_names_roots_cycles_and_crossing_heads():
-    from spacy_joint_sbd.pipeline.doc_encoding import tree_problem
+    from spacy_joint_sbd.pipeline.joint.doc_encoding import tree_problem
 
     assert tree_problem([1, -1, 1], [True, False, False]) is None
     assert "2 roots" in tree_problem([-1, -1, 1], [True, False, False])

@@ -57,7 +57,7 @@ def test_add_prior(trained_model_dir, sample_path, prior_and_text_dev, tmp_path)
     assert nlp.pipe_names[0] == "newline_boundaries"
     doc = nlp("we went to the\n\nharbour at night")
     assert doc[5].text == "harbour" and doc[5].is_sent_start
-    # the saved vocab keeps the labels alone (pipeline.saved_strings), and the strings still resolve
+    # the saved vocab keeps the labels alone (persist.saved_strings), and the strings still resolve
     assert json.loads((out / "vocab" / "strings.json").read_text()) == list(parser.labels)
     assert {t.dep_ for t in nlp("so we went home it was late and then we slept")} <= set(parser.labels) | {"ROOT"}
 

@@ -149,7 +149,7 @@ def test_component_reads_the_context_clusters(sample_docs, tmp_path):
     """perceptron_tagger(context_clusters=...) fits the clusters on the vectors of the tok2vec
     before it, tags from them, saves them, and shares `columns` with a parser holding the same
     clusters; a tagger that reads context columns needs its clusters."""
-    from spacy_joint_sbd.pipeline import context_clusters as cc
+    from spacy_joint_sbd.context import clusters as cc
 
     nlp = spacy.blank("en")
     nlp.add_pipe("tok2vec")

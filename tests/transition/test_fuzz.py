@@ -13,6 +13,7 @@ not to crash:
         SJS_FUZZ_EXAMPLES=5000 python -m pytest tests/transition/test_fuzz.py --hypothesis-show-statistics
 """
 import os
+from collections import Counter
 
 import numpy
 import pytest
@@ -26,6 +27,8 @@ from spacy_joint_sbd.transition.testing import gold_score, replay
 from spacy_joint_sbd.transition.updates import UPDATES
 
 EXAMPLES = int(os.environ.get("SJS_FUZZ_EXAMPLES", "0"))
+MIN_ACCEPTED = 3
+"""The fewest inputs a property that refuses bad ones must still accept in its run."""
 
 
 def budget(default):
@@ -232,18 +235,28 @@ def good_attrs(n):
     return numpy.ascontiguousarray(rng.integers(0, 7, size=(n, N_ATTRS)).astype(numpy.uint64))
 
 
-@budget(150)
-@given(attrs=attrs_arrays, width=beam_widths, fixed=st.one_of(st.none(), bad_fixed_starts),
-       averaged=st.booleans())
-def test_parse_random_arguments(attrs, width, fixed, averaged):
-    if width == 1 << 16:
-        width = 3  # valid but slow: covered by test_parse_valid_documents_give_trees' bound
-    try:
-        parse = ENGINE.parse(attrs, width, fixed, averaged)
-    except ValueError:
-        return
-    n = len(parse[0])
-    check_tree(*from_parse(parse), n, fixed)
+def test_parse_random_arguments():
+    """Random arguments are refused with a ValueError or parsed into trees; some of them (the
+    well-formed ones) must be parsed, or a check that refuses everything would pass."""
+    outcomes = Counter()
+
+    @budget(150)
+    @given(attrs=attrs_arrays, width=beam_widths, fixed=st.one_of(st.none(), bad_fixed_starts),
+           averaged=st.booleans())
+    def parse_or_refuse(attrs, width, fixed, averaged):
+        if width == 1 << 16:
+            width = 3  # valid but slow: covered by test_parse_valid_documents_give_trees' bound
+        try:
+            parse = ENGINE.parse(attrs, width, fixed, averaged)
+        except ValueError:
+            outcomes["refused"] += 1
+            return
+        outcomes["accepted"] += 1
+        n = len(parse[0])
+        check_tree(*from_parse(parse), n, fixed)
+
+    parse_or_refuse()
+    assert outcomes["accepted"] >= MIN_ACCEPTED, outcomes
 
 
 @budget(100)
@@ -312,16 +325,26 @@ def test_train_on_valid_and_broken_gold(n, choices, update, width, learner, give
     check_tree(*from_parse(engine.parse(attrs, width, fixed)), n, fixed)
 
 
-@budget(150)
-@given(attrs=st.one_of(attrs_arrays, st.builds(good_attrs, st.integers(0, 8))),
-       actions=st.one_of(st.lists(st.one_of(class_ids, wild_ints), max_size=30), st.just("ab")),
-       fixed=st.one_of(st.none(), bad_fixed_starts))
-def test_gold_score_random_actions(attrs, actions, fixed):
-    try:
-        score = gold_score(ENGINE, attrs, actions, fixed)
-    except ValueError:
-        return
-    assert numpy.isfinite(score)
+def test_gold_score_random_actions():
+    """Random action sequences are refused with a ValueError or scored finitely; some of them
+    (the legal ones) must be scored."""
+    outcomes = Counter()
+
+    @budget(150)
+    @given(attrs=st.one_of(attrs_arrays, st.builds(good_attrs, st.integers(0, 8))),
+           actions=st.one_of(st.lists(st.one_of(class_ids, wild_ints), max_size=30), st.just("ab")),
+           fixed=st.one_of(st.none(), bad_fixed_starts))
+    def score_or_refuse(attrs, actions, fixed):
+        try:
+            score = gold_score(ENGINE, attrs, actions, fixed)
+        except ValueError:
+            outcomes["refused"] += 1
+            return
+        outcomes["accepted"] += 1
+        assert numpy.isfinite(score)
+
+    score_or_refuse()
+    assert outcomes["accepted"] >= MIN_ACCEPTED, outcomes
 
 
 # -------------------------------------------------------------------------- learn/

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spacy_joint_sbd.pipeline.doc_encoding import tree_problem
+from spacy_joint_sbd.pipeline.joint.doc_encoding import tree_problem
 from spacy_joint_sbd.transition import TransitionParser, oracle_actions
 from spacy_joint_sbd.transition.engine_doc import to_engine_numbering
 from spacy_joint_sbd.transition.stateclass import StateClass

@@ -30,7 +30,7 @@ from tqdm import tqdm
 from spacy_joint_sbd.corpus import DocRecord, read_conllu
 from spacy_joint_sbd.corpus.docs import record_to_doc
 from spacy_joint_sbd.corpus.variants import apply_variant
-from spacy_joint_sbd.pipeline.doc_encoding import encode_records
+from spacy_joint_sbd.pipeline.joint.doc_encoding import encode_records
 from spacy_joint_sbd.scoring import score_records
 from spacy_joint_sbd.tagger import encode_doc, jackknife, train_tagger
 from spacy_joint_sbd.transition import DEFAULT_ATTRS, TransitionParser

@@ -25,7 +25,7 @@ from spacy.tokens import Doc
 
 from beam_curves import add_data_args, load, parse_runs, plot, run
 from spacy_joint_sbd.corpus import DocRecord
-from spacy_joint_sbd.pipeline.context_clusters import ContextClusters
+from spacy_joint_sbd.context.clusters import ContextClusters
 
 
 def tok2vec_docs(records: List[DocRecord], tok2vec, vocab) -> List[Doc]:

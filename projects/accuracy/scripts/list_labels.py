@@ -1,5 +1,5 @@
 """Lists as users paste them (recipes, instructions, minutes): does a list label stay with its item
-(`spacy_joint_sbd.pipeline.whitespace.list_labels`), and does a bulleted item start a sentence
+(`spacy_joint_sbd.pipeline.joint.whitespace.list_labels`), and does a bulleted item start a sentence
 (`newline_boundaries`' `list_items`)?
 
 Documents of 10 items each, one item per line, every item one sentence of UD English EWT test (its
@@ -69,7 +69,7 @@ def evaluate(docs, run: Callable[[str], Set[int]]) -> Dict[str, float]:
 def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", help="the joint pipeline"),
          items: int = typer.Option(300, help="EWT test sentences (10 per document)")) -> None:
     import spacy
-    import spacy_joint_sbd.pipeline.whitespace as whitespace
+    import spacy_joint_sbd.pipeline.joint.whitespace as whitespace
 
     docs = documents(sentences(ud_dir / "en_ewt" / "test.conllu", items))
     nlp = spacy.load(model)

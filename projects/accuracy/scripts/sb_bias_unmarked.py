@@ -1,6 +1,6 @@
 """Edited text stays whole: the joint parser's `sb_bias_unmarked` setting, swept.
 
-`sb_bias_unmarked` (`spacy_joint_sbd.pipeline.unmarked`) is added to SB's score at every token that
+`sb_bias_unmarked` (`spacy_joint_sbd.pipeline.joint.unmarked`) is added to SB's score at every token that
 no sentence-final mark (`.`, `!`, `?`, … perhaps followed by closing quotes or brackets) and no
 line break precedes, in documents with sentence-final punctuation. Unlike `unmarked_gap.py`'s
 penalty (after a bare word only), a colon or a dash is no mark here: `Bottom line: | If we…` and

@@ -27,7 +27,7 @@ from spacy.tokens import Doc
 
 from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import tokens_only
-from spacy_joint_sbd.pipeline import calibration
+from spacy_joint_sbd.pipeline.joint import calibration
 from spacy_joint_sbd.scoring import score_records
 
 sys.path.insert(0, str(Path(__file__).parent))

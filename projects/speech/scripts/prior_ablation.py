@@ -30,7 +30,7 @@ from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import load_gold_docs, tokens_only
 from spacy_joint_sbd.corpus.running_text import iter_text_docs
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
-from spacy_joint_sbd.pipeline.calibration import expected_calibration_error
+from spacy_joint_sbd.pipeline.joint.calibration import expected_calibration_error
 from spacy_joint_sbd.scoring import score_records
 
 
