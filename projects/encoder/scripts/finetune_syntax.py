@@ -28,7 +28,6 @@ head lies in their window).
 """
 import argparse
 import json
-import os
 import platform
 import sys
 import time
@@ -39,6 +38,7 @@ import torch
 from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).parent))
+from finetune import save_atomic  # noqa: E402
 from multitask import MultiTaskEncoder, losses  # noqa: E402
 from syntax_windows import TextWindows, Treebank, collate, plan  # noqa: E402
 
@@ -106,12 +106,6 @@ def build(start: Path, n_labels: int, n_upos: int, args) -> MultiTaskEncoder:
     if any(k.startswith("bert.") for k in missing) or unexpected:
         raise SystemExit(f"error: {start}: weights do not fit the encoder (missing {missing[:3]}, unexpected {unexpected[:3]})")
     return model
-
-
-def save_atomic(obj, path: Path) -> None:
-    tmp = path.with_suffix(".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
 
 
 def main() -> None:
