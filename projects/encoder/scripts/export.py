@@ -115,8 +115,8 @@ def main() -> None:
         raise SystemExit(f"error: the ONNX graph differs from the torch model by {diff:.2e}")
     dev = dev_streams(args.dev, args.include, args.dev_words, seed=0)
     words, gold = [d[0] for d in dev], [d[1] for d in dev]
-    lg32 = BoundaryEncoder(graph32, tok, top_k=args.top_k).many_logits(words)
-    lg8 = BoundaryEncoder(graph8, tok, top_k=args.top_k).many_logits(words)
+    enc32, enc8 = (BoundaryEncoder(g, tok, top_k=args.top_k) for g in (graph32, graph8))
+    lg32, lg8 = enc32.many_logits(words), enc8.many_logits(words)
     a, b = platt_fit(numpy.concatenate([lg[1:] for lg in lg8]).astype(numpy.float64),
                      numpy.concatenate([g[1:] for g in gold]).astype(numpy.float64))
     train = json.loads((args.snapshot / "train.json").read_text()) if (args.snapshot / "train.json").exists() else {}
@@ -137,8 +137,8 @@ def main() -> None:
             card["syntax"]["dev"] = {}
             for name, recs in read_sets(args.ud, args.syntax_sets.split(","), ["plain", "star"]).items():
                 card["syntax"]["dev"][name] = {
-                    kind: syntax_scores(BoundaryEncoder(g, tok, top_k=args.top_k), recs, meta["labels"], meta["upos"])
-                    for kind, g in (("float32", graph32), ("int8", graph8))}
+                    kind: syntax_scores(enc, recs, meta["labels"], meta["upos"])
+                    for kind, enc in (("float32", enc32), ("int8", enc8))}
                 print(name, json.dumps(card["syntax"]["dev"][name]), flush=True)
     if args.out.exists():
         shutil.rmtree(args.out)
