@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Text
 
 from ..segment import Sentence
 from .reading import STDIN
+from .tokens import solid_tokens
 
 CHUNK_CHARS = 4_000
 """Characters of text per chunk (whole sentences: a longer sentence is a chunk of its own)."""
@@ -428,8 +429,6 @@ class _Chunk:
         return self.o + self.length
 
     def add(self, s: Sentence) -> None:
-        from .writing import solid_tokens
-
         if s.before and not self.parts:
             self.o = s.start_char - len(s.before)
         if s.before and self.end == s.start_char - len(s.before):

@@ -11,12 +11,13 @@ shows each of them as a space too, and `jsonl` writes them as `\u` escapes (JSON
 `json.dumps(ensure_ascii=False)` leaves them so)."""
 import json
 import re
-from typing import Any, Callable, Dict, Iterator, List, Optional, TextIO, Tuple
+from typing import Callable, Iterator, List, Optional, TextIO
 
 from ..corpus.record import ROOT, DocRecord
 from ..corpus.writer import sentence_lines
 from ..segment import Sentence
 from .reading import STDIN
+from .tokens import solid_tokens  # noqa: F401  (also imported from here)
 
 FORMATS = ("lines", "jsonl", "conllu", "html")
 """The output formats `Writer` (and `segment --format`) take."""
@@ -94,21 +95,6 @@ class Writer:
             self.out.write(text)
         except OSError as e:
             raise OutputError(e) from e
-
-
-def solid_tokens(tokens: List[Dict[str, Any]]) -> List[Tuple[int, int]]:
-    """(index, head) of the tokens that are not whitespace alone, in order: the head is the kept
-    token's new index (a head on a dropped token replaced by that token's own head), -1 for a
-    root or no parse."""
-    keep = [i for i, t in enumerate(tokens) if t["text"].strip()]
-    new = {old: k for k, old in enumerate(keep)}
-    out = []
-    for i in keep:
-        h, steps = tokens[i]["head"], 0
-        while h is not None and h >= 0 and h not in new and steps <= len(tokens):
-            h, steps = tokens[h]["head"], steps + 1
-        out.append((i, -1 if h is None or h < 0 or h not in new else new[h]))
-    return out
 
 
 def sentences_to_record(source: str, sentences: List[Sentence]) -> DocRecord:
