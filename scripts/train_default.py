@@ -30,6 +30,13 @@ one (projects/encoder) that never saw these treebanks, e.g. trained on running t
 and dev document and the parser reads them binned (`joint_sbd_parser`'s `prior_features`), so it
 learns how far to trust them where; the prior is saved in the pipeline, right before the parser.
 
+Syntax evidence (`--heads K`, with `--prior` a multi-task `encoder_boundaries` pipeline): the parser
+also reads each word's K best head candidates (`joint_sbd_parser`'s `head_candidates`). Such an
+encoder learnt from these treebanks, so on the parser's training documents its evidence comes from
+`--fold-encoders A,B,...`: fold f's encoder trained on every fold but f (`corpus.folds`, the
+treebank named by the training file's folder), and it writes both the probabilities and the
+candidates of fold f's documents; dev documents and new text get the `--prior` encoder's.
+
     python scripts/train_default.py corpus/en_ewt/train.spacy corpus/en_gum/train.spacy \
         corpus/en_atis/train.spacy --dev corpus/en_ewt/dev.spacy --out training/default/model-best
 """
@@ -49,7 +56,8 @@ from spacy_joint_sbd.cli._util import portable_path
 from spacy_joint_sbd.cli.evaluate import predicted_records
 from spacy_joint_sbd.cli.tune_bias import PUNCT_GRID, UNPUNCT_GRID, Staged, best_bias, staged_gold, sweep_sb_bias
 from spacy_joint_sbd.corpus import DocRecord
-from spacy_joint_sbd.corpus.docs import doc_to_record, record_to_doc
+from spacy_joint_sbd.corpus.docs import DOC_ID_KEY, doc_to_record, record_to_doc
+from spacy_joint_sbd.corpus.folds import document_fold
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.tokenizer_rules import use_citation_tokens
 from spacy_joint_sbd.corpus.variants import apply_variant
@@ -117,6 +125,19 @@ def load_prior(path: Path, wait_s: float):
     return prior_nlp, names[0]
 
 
+def annotate_by_fold(examples: Dict, gold: Sequence[Doc], treebank_of: Sequence[str], fold_encoders: Sequence[Path],
+                     name: str) -> None:
+    """Each training Example's predicted Doc annotated by the encoder of its document's fold
+    (`corpus.folds.document_fold` of its treebank and id; every variant of a document alike)."""
+    folds = len(fold_encoders)
+    fold = [document_fold(tb, str(d.user_data.get(DOC_ID_KEY, "")), folds) for d, tb in zip(gold, treebank_of)]
+    for f, path in enumerate(fold_encoders):
+        pipe = spacy.load(path).get_pipe(name)
+        docs = [eg.predicted for (v, i), eg in examples.items() if fold[i] == f]
+        for _ in tqdm(pipe.pipe(iter(docs), batch_size=256), total=len(docs), desc=f"{name} fold {f}", disable=None):
+            pass
+
+
 def _portable(value) -> str:
     """An argument as the metrics record it: paths relative to the working directory (never one
     machine's absolute path), lists element by element."""
@@ -162,6 +183,11 @@ def main() -> None:
                     help="a boundary_prior (train-prior) or encoder_boundaries (projects/encoder) pipeline that "
                          "never saw the training documents: its "
                          "probabilities become parser features (prior_features)")
+    ap.add_argument("--heads", type=int, default=0,
+                    help="the parser reads this many head candidates per word from a multi-task --prior encoder")
+    ap.add_argument("--fold-encoders", default="",
+                    help="comma-separated encoder_boundaries pipelines, the f-th trained without fold f: they "
+                         "annotate the training documents of their fold (needed with --heads)")
     ap.add_argument("--prior-wait", type=float, default=0.0,
                     help="seconds to wait for --prior to appear (train-prior running beside this script writes "
                          "it atomically); 0 = it must exist at the start")
@@ -180,6 +206,14 @@ def main() -> None:
     random.seed(args.seed)
     if args.prior is not None and not args.prior_wait and not args.prior.exists():
         ap.error(f"--prior {args.prior}: no such folder (--prior-wait S waits for one being trained)")
+    fold_encoders = [Path(f) for f in args.fold_encoders.split(",") if f.strip()]
+    if args.heads and (args.prior is None or len(fold_encoders) < 2):
+        ap.error("--heads needs a multi-task encoder as --prior and at least two --fold-encoders")
+    if fold_encoders and args.prior is None:
+        ap.error("--fold-encoders annotate the training documents for the --prior encoder: give --prior too")
+    missing = [f for f in fold_encoders if not f.exists()]
+    if missing:
+        ap.error(f"--fold-encoders: no such folder {missing[0]}")
     source = None
     if context:
         try:  # the peer pipeline is only read here; the saved pipeline holds a copy of its tok2vec
@@ -198,17 +232,19 @@ def main() -> None:
     nlp = spacy.blank("en", vocab=source.vocab) if source is not None else spacy.blank("en")
     vocab = nlp.vocab
 
-    gold = []
+    gold, treebank_of = [], []
     for path in args.train:
         docs = load_gold_docs(path, vocab)
-        gold.extend(docs[: args.limit] if args.limit else docs)
-    gold = [d for d in gold if len(d)]
+        docs = [d for d in (docs[: args.limit] if args.limit else docs) if len(d)]
+        gold.extend(docs)
+        treebank_of.extend([Path(path).parent.name] * len(docs))
     by_variant = {v: variant_docs(vocab, gold, v) for v in VARIANTS}
     print(f"{len(gold)} training documents, {sum(len(d) for d in gold)} tokens (plain), {len(VARIANTS)} variants")
 
     items = [(v, i) for v in VARIANTS for i, d in enumerate(by_variant[v]) if d is not None]
     parser_cfg = {"beam_width": args.beam, "update": args.update, "learner": args.learner, "context_clusters": context,
-                  "context_tree": bool(context) and args.context_tree, "prior_features": args.prior is not None}
+                  "context_tree": bool(context) and args.context_tree, "prior_features": args.prior is not None,
+                  "head_candidates": args.heads}
     if args.n_rows is not None:
         parser_cfg["model"] = {**DEFAULT_PARSER_MODEL, "n_rows": args.n_rows}  # the component's model, resized
     if source is not None:
@@ -264,12 +300,16 @@ def main() -> None:
     prior_nlp, prior_name = load_prior(args.prior, args.prior_wait) if args.prior is not None else (None, None)
     if prior_nlp is not None:
         t0 = time.time()
-        prior = prior_nlp.get_pipe(prior_name)
-        docs = (eg.predicted for eg in examples.values())
-        for _ in tqdm(prior.pipe(docs, batch_size=256), total=len(examples), desc=prior_name, disable=None):
-            pass  # writes doc._.boundary_probs on each training document
+        if fold_encoders:
+            annotate_by_fold(examples, gold, treebank_of, fold_encoders, prior_name)
+        else:
+            prior = prior_nlp.get_pipe(prior_name)
+            docs = (eg.predicted for eg in examples.values())
+            for _ in tqdm(prior.pipe(docs, batch_size=256), total=len(examples), desc=prior_name, disable=None):
+                pass  # writes doc._.boundary_probs on each training document
         nlp.add_pipe(prior_name, source=prior_nlp, before="joint_sbd_parser")  # dev documents get them too
-        print(f"boundary prior {args.prior} over {len(examples)} training documents ({time.time() - t0:.0f} s)")
+        print(f"boundary prior {args.prior} over {len(examples)} training documents"
+              f"{f' (by {len(fold_encoders)} fold encoders)' if fold_encoders else ''} ({time.time() - t0:.0f} s)")
 
     dev_gold = load_gold_docs(args.dev, vocab)
     dev = {}
@@ -336,7 +376,9 @@ def main() -> None:
                         f"dependency trees) trained on {', '.join(p.stem if p.stem not in ('train', 'dev') else p.parent.name for p in args.train)} "
                         f"in plain / star / lower / nopunct variants; epoch {best_epoch} of {args.epochs}, beam {args.beam}" +
                         (f"; the parser reads {prior_name}'s probabilities as features, written on every training "
-                         f"document" if prior_nlp is not None else "")),
+                         f"document" if prior_nlp is not None else "") +
+                        (f", and its {args.heads} best head candidates per word" if args.heads else "") +
+                        (f" (by {len(fold_encoders)} jackknifed fold encoders)" if fold_encoders else "")),
         "sources": [{"name": _portable(p)} for p in args.train] + (
             [{"name": f"{source.meta['lang']}_{source.meta['name']} {source.meta['version']} (tok2vec)",
               "license": source.meta.get("license", "")}] if source is not None else []),

@@ -44,20 +44,13 @@ from ..encoder.files import EncoderFiles
 from ..learn.logistic import sigmoid
 from . import boundary_prior  # noqa: F401  (the Doc extension and the scorer)
 from .joint.final_punct import has_final_punct
+from .joint.head_evidence import DOC_HEAD_LABELS, DOC_HEAD_SCORES, DOC_HEADS  # noqa: F401  (the Doc extensions)
 
 CLIP = 1e-6
 """Probabilities are kept in [CLIP, 1 − CLIP]; whitespace tokens get CLIP."""
 
 INT_SETTING_MINIMA = {"max_words": 1, "max_pieces": 3, "max_word_pieces": 1, "batch_size": 1, "threads": 0}
 """Each int setting and its least value."""
-
-DOC_HEADS = "head_candidates"
-DOC_HEAD_SCORES = "head_scores"
-DOC_HEAD_LABELS = "head_labels"
-"""The Doc extensions of a multi-task encoder's syntax evidence."""
-for _name in (DOC_HEADS, DOC_HEAD_SCORES, DOC_HEAD_LABELS):
-    if not Doc.has_extension(_name):
-        Doc.set_extension(_name, default=None)
 
 
 def __getattr__(name: str):

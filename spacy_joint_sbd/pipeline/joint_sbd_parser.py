@@ -27,7 +27,7 @@ from ..context.clusters import ContextClusters, with_tensor
 from ..corpus.docs import doc_name
 from ..persist.checksums import verify_bytes, verify_checksums, with_checksums, write_checksums
 from ..scoring import score_examples
-from ..transition import DEFAULT_ATTRS, Parse, TransitionParser, n_classes_for  # noqa: F401  (public here too)
+from ..transition import DEFAULT_ATTRS, Parse, TransitionParser, head_attrs, n_classes_for  # noqa: F401  (public here too)
 from .joint import calibration, sentence_limits
 from .joint.doc_encoding import UnusableExample, gold_engine_doc, label_hashes, planned_engine_doc, set_parse
 from .joint.final_punct import has_final_punct
@@ -114,6 +114,11 @@ def make_joint_sbd_parser(nlp: Language, name: str, model: Model, *, scorer: Opt
     context_tree: fit the clusters as one tree (each k must divide the next, e.g. [16, 64, 256]):
         a token descends it comparing itself with a few children per level instead of every
         centroid (`ContextClusters`). Fitting only: a loaded model searches as it was fitted.
+    head_candidates: K in [0, 8]: read the K best head candidates a multi-task encoder wrote
+        (`doc._.head_candidates`, scores, labels; `pipeline.joint.head_evidence`) with the syntax
+        feature templates (is s0 among s1's candidates and at which rank, the binned score, the
+        proposed label, where each word's best head lies); 0 = off. As with `prior_features`, the
+        training Examples' candidates must come from an encoder that never saw them.
     """
     return JointSBDParser(nlp.vocab, model, name, scorer=scorer, **settings)
 
@@ -188,10 +193,11 @@ class JointSBDParser(TrainablePipe):
         tag = next((a for a in ("TAG", "POS") if a in attrs), attrs[min(1, len(attrs) - 1)])
         context = self._context.names if self._context is not None else []
         prior = [PRIOR_ATTR] if self.cfg.get("prior_features") else []
+        k = self.cfg.get("head_candidates") or 0
         parser = TransitionParser(
-            self.cfg["labels"], attrs=[*attrs, *context, *prior], word=word, tag=tag, n_rows=self.model.attrs["n_rows"],
-            learner=self.cfg["learner"], pa_c=self.cfg["pa_c"], sb_oracle=self.cfg["sb_oracle"],
-            document_level=self.cfg["document_level"],
+            self.cfg["labels"], attrs=[*attrs, *context, *prior, *head_attrs(k)], word=word, tag=tag,
+            n_rows=self.model.attrs["n_rows"], learner=self.cfg["learner"], pa_c=self.cfg["pa_c"],
+            sb_oracle=self.cfg["sb_oracle"], document_level=self.cfg["document_level"], head_candidates=k,
         )
         if not self.model.has_dim("nO") or self.model.get_dim("nO") is None:
             self.model.set_dim("nO", parser.n_classes)
@@ -251,8 +257,8 @@ class JointSBDParser(TrainablePipe):
         level = self.cfg["document_level"]
         if self._context is not None:
             self._context.prime(docs)  # one cluster search for the batch (or the tagger's, cached)
-        planned = [planned_engine_doc(d, self.cfg["attrs"], level, self._context, self.cfg["prior_features"])
-                   for d in docs]
+        planned = [planned_engine_doc(d, self.cfg["attrs"], level, self._context, self.cfg["prior_features"],
+                                      self.cfg["head_candidates"]) for d in docs]
         engine_docs = [e for e, _ in planned]
         if level and self.cfg["prior_weight"]:
             for d, (e, plan) in zip(docs, planned):
@@ -349,7 +355,8 @@ class JointSBDParser(TrainablePipe):
         for eg in examples:
             try:
                 doc = gold_engine_doc(eg, parser.labels, self.cfg["attrs"], self.cfg["document_level"],
-                                      context=self._context, prior=self.cfg["prior_features"])
+                                      context=self._context, prior=self.cfg["prior_features"],
+                                      heads=self.cfg["head_candidates"])
             except UnusableExample as e:
                 skipped.append(f"{doc_name(eg.reference)}: {e}")
                 continue

@@ -15,11 +15,11 @@ from .beam import Engine
 from .labels import LabelSet
 from .moves import Move, n_classes_for
 from .oracle import OracleError, oracle_actions
-from .parser import Parse, TransitionParser
+from .parser import Parse, TransitionParser, head_attrs
 from .engine_doc import DEFAULT_ATTRS, EngineDoc
 from .updates import UPDATES
 
 __all__ = [
     "DEFAULT_ATTRS", "Engine", "EngineDoc", "LabelSet", "Move", "OracleError", "Parse", "UPDATES",
-    "TransitionParser", "n_classes_for", "oracle_actions",
+    "TransitionParser", "head_attrs", "n_classes_for", "oracle_actions",
 ]

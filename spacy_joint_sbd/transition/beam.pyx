@@ -49,7 +49,7 @@ from libc.stdint cimport int64_t, uint64_t
 
 from ..learn.weights cimport HashedWeights, add_arrays, score_half_table, score_table
 from ._state cimport StateC, buffer_at, is_final, read_arcs, state_decref, state_init
-from .features cimport (MAX_EXTRA, MAX_FEATS, N_ROLES, NO_ROLE, extract_features, extract_split,
+from .features cimport (MAX_CAND, MAX_EXTRA, MAX_FEATS, N_ROLES, NO_ROLE, extract_features, extract_split,
                        role_features)
 from .moves cimport FIRST_ARC, LEFTARC, N_MOVES, RIGHTARC, SB, apply_move, set_doc, valid_moves
 
@@ -62,6 +62,8 @@ cdef enum:
 
 MAX_BEAM_WIDTH = 1 << 16
 """Widest beam accepted (the per-call buffers hold `beam_width` items; far beyond any use)."""
+MAX_HEAD_CANDIDATES = MAX_CAND
+"""The most head candidates per token the syntax templates read (`Engine`'s n_cand)."""
 
 
 def check_width(beam_width) -> int:
@@ -116,13 +118,15 @@ cdef class Engine:
 
     n_labels: dependency labels (class layout: SHIFT, SWAP, SB, LEFTARC × L, RIGHTARC × L).
     n_attrs, word_col, tag_col, extra_cols: the attribute columns and their roles.
+    cand_col, n_cand: the first of 3 · n_cand head-candidate columns (`features`' syntax
+    templates; n_cand ≤ MAX_CAND), or -1 and 0 for none.
     n_rows: rows of the hashed weight table (each row holds 3 + 2·n_labels floats).
 
     Thread-safe for prediction (`parse`, `count_features`); `train` is single-threaded.
     """
 
     def __init__(self, n_labels, int n_attrs, int word_col=0, int tag_col=1, extra_cols=(),
-                 int n_rows=1 << 17, HashedWeights weights=None):
+                 int n_rows=1 << 17, HashedWeights weights=None, int cand_col=-1, int n_cand=0):
         n_labels = check_n_labels(n_labels)
         if not (0 <= word_col < n_attrs and 0 <= tag_col < n_attrs):
             raise ValueError(f"word_col / tag_col out of range for {n_attrs} attribute columns")
@@ -130,6 +134,10 @@ cdef class Engine:
         if len(extra_cols) > MAX_EXTRA or any(
                 not isinstance(c, (int, numpy.integer)) or not 0 <= c < n_attrs for c in extra_cols):
             raise ValueError(f"extra_cols must be ≤ {MAX_EXTRA} columns in [0, {n_attrs}): {extra_cols}")
+        if not 0 <= n_cand <= MAX_CAND or (n_cand and not 0 <= cand_col <= n_attrs - 3 * n_cand) \
+                or (not n_cand and cand_col != -1):
+            raise ValueError(f"n_cand must be in [0, {MAX_CAND}] with 3 · n_cand head-candidate columns from "
+                             f"cand_col inside the {n_attrs} attribute columns (-1 without), got {n_cand} at {cand_col}")
         self.n_labels = n_labels
         self.n_classes = n_classes_for(n_labels)
         self.cfg.n_attrs = n_attrs
@@ -138,6 +146,8 @@ cdef class Engine:
         self.cfg.n_extra = len(extra_cols)
         for i, c in enumerate(extra_cols):
             self.cfg.extra_cols[i] = c
+        self.cfg.cand_col = cand_col
+        self.cfg.n_cand = n_cand
         if weights is None:
             weights = HashedWeights(n_rows, self.n_classes)
         if weights.n_classes != self.n_classes:

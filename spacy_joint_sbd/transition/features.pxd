@@ -7,6 +7,7 @@ from .moves cimport DocC
 
 cdef enum:
     MAX_EXTRA = 12
+    MAX_CAND = 8
     MAX_FEATS = 192
 
 
@@ -16,6 +17,8 @@ cdef struct FeatConfigC:
     int tag_col
     int n_extra
     int extra_cols[12]  # MAX_EXTRA
+    int cand_col  # first of the 3 · n_cand head-candidate columns (`syntax` templates); -1: none
+    int n_cand
 
 
 # The roles whose templates depend on one token only (`role_features`): the beam caches each

@@ -15,14 +15,24 @@ arc-eager head of S0 (unavailable in ArcStandard) is replaced by s2. Templates:
              token (b0 − 1 in the text) with b0, stack size and SWAPPED(β) with the b0 tag
   extra      each extra attribute column (e.g. SHAPE, PREFIX, SUFFIX) of b0, b0 − 1, s0, b1,
              and (b0 − 1, b0)
+  syntax     (with head-candidate columns, `cand_col`) an encoder's proposed heads: the rank of s0
+             among s1's candidates and of s1 among s0's, with the candidate's binned score or
+             proposed label; of the root among s0's and s1's; of b0 among s0's and s0 among b0's;
+             where the best candidate of s0, s1, s2, b0 and b0 − 1 lies (the root, before LAST(S),
+             left inside the current sentence, right before b0, b0, beyond b0) with each other,
+             LAST(S)'s distance and tags; the best candidate's label of s0 and b0; whether a word
+             still in the buffer has s0 or s1 as its best candidate (a dependent still to come)
 Token attributes come from an (n × n_attrs) uint64 array whose columns the caller chooses; the
 roles "word" and "tag" name two of them, any others listed in `extra_cols` add the extra block.
+Head-candidate columns: 3·K columns from `cand_col` (K = `n_cand`): each token's K best head
+candidates as engine token numbers + 1 (0 none, 1 the root), their binned scores, their proposed
+labels' hashes. Their values are only compared and hashed, never used as indices.
 A feature key is the MurmurHash64A of (template id, values…): five words, padded with 0
 (`learn.hashing`'s `sjs_murmur64a_words5`).
 
 Roles: the templates that read one token in one position (s0, s1, s2, b0, b1, b2, b0 − 1 and the
 outer children of s0 and s1: their word / tag / word+tag and extra-column unigrams; 26 + 4·E of
-the 94 + 5·E keys with E extra columns: 35% with the 3 default ones, 43% with 8) are grouped by
+the 94 + 5·E keys with E extra columns, 18 more with head candidates: 35% with the 3 default ones, 43% with 8) are grouped by
 role (`role_features`). So is b0's window (R_B0WIN: templates 31, 40, 116–118 and 204 + 8t, which
 read b0 − 1, b0, b1 and b2: 5 + E keys more, fixed by b0 while no swapped token waits in the
 buffer). `extract_split` gives a state's other keys and the token filling each role, so that the
@@ -67,6 +77,81 @@ cdef inline uint64_t bucket(int d) noexcept nogil:
     if d < 60:
         return 11
     return 12
+
+
+cdef enum:
+    RANK_ABSENT = 14  # cand_rank: the head is not among the candidates
+    RANK_NA = 15  # cand_rank: no dependent or no head to ask about
+
+
+cdef inline uint64_t cand_at(const uint64_t* attrs, const FeatConfigC* cfg, int tok, int r,
+                             int block) noexcept nogil:
+    """Token `tok`'s rank-`r` candidate's value in `block` (0 head, 1 score bin, 2 label); 0
+    when there is none."""
+    if tok < 1 or r < 0 or r >= cfg.n_cand:
+        return 0
+    return attrs[(tok - 1) * cfg.n_attrs + cfg.cand_col + block * cfg.n_cand + r]
+
+
+cdef inline int cand_rank(const uint64_t* attrs, const FeatConfigC* cfg, int dep, int head) noexcept nogil:
+    """The rank of `head` (an engine token number, 0 the root) among `dep`'s head candidates."""
+    cdef int r
+    if dep < 1 or head < 0:
+        return RANK_NA
+    for r in range(cfg.n_cand):
+        if cand_at(attrs, cfg, dep, r, 0) == <uint64_t>(head + 1):
+            return r
+    return RANK_ABSENT
+
+
+cdef inline uint64_t head_place(const uint64_t* attrs, const FeatConfigC* cfg, int tok, int b0,
+                                int last_sb) noexcept nogil:
+    """Where `tok`'s best head candidate lies: 0 no token, 1 no candidate, 2 the root, 3 before
+    LAST(S), 4 left of `tok` in the current sentence, 5 right of `tok` before b0 (or anywhere right
+    with an empty buffer), 6 b0, 7 beyond b0."""
+    if tok < 1:
+        return 0
+    cdef uint64_t v = cand_at(attrs, cfg, tok, 0, 0)
+    if v == 0:
+        return 1
+    if v == 1:
+        return 2
+    cdef long long h = <long long>(v - 1)
+    if h < last_sb:
+        return 3
+    if h < tok:
+        return 4
+    if b0 < 0 or h < b0:
+        return 5
+    if h == b0:
+        return 6
+    return 7
+
+
+cdef enum:
+    PENDING_SCAN = 40  # buffer tokens `pending` reads past the swapped ones
+
+
+cdef inline uint64_t pending(const uint64_t* attrs, const FeatConfigC* cfg, const StateC* s, int tok,
+                             int n) noexcept nogil:
+    """1 when a word still in the buffer (the swapped ones, then the next `PENDING_SCAN`) has
+    `tok` as its best head candidate: `tok` would lose a dependent if reduced now; 2 without `tok`."""
+    if tok < 1:
+        return 2
+    cdef uint64_t want = <uint64_t>(tok + 1)
+    cdef const NodeC* node = s.buf
+    cdef int t, end
+    while node is not NULL:
+        if cand_at(attrs, cfg, node.tok, 0, 0) == want:
+            return 1
+        node = node.next
+    end = s.next_tok + PENDING_SCAN
+    if end > n + 1:
+        end = n + 1
+    for t in range(s.next_tok, end):
+        if cand_at(attrs, cfg, t, 0, 0) == want:
+            return 1
+    return 0
 
 
 cdef inline int add(uint64_t* out, int k, uint64_t tid, uint64_t a, uint64_t b, uint64_t c,
@@ -317,5 +402,41 @@ cdef inline int _extract(uint64_t* out, int* role_toks, const StateC* s, const D
             k = _role_extra(out, k, R_B1, b1, t, attrs, cfg)
         if win:
             k = add(out, k, 204 + 8 * t, attr(attrs, cfg, prev, col), attr(attrs, cfg, b0, col), 0, 0)
+    if cfg.n_cand > 0:
+        k = _syntax(out, k, s, n, s0, s1, s2, b0, prev, s0p, s1p, b0p, pp, dsb, attrs, cfg)
+    return k
+
+
+cdef inline int _syntax(uint64_t* out, int k, const StateC* s, int n, int s0, int s1, int s2, int b0, int prev,
+                        uint64_t s0p, uint64_t s1p, uint64_t b0p, uint64_t pp, uint64_t dsb,
+                        const uint64_t* attrs, const FeatConfigC* cfg) noexcept nogil:
+    """The head-candidate templates (300–317); s1 and s2 are -1 when absent."""
+    cdef int r10 = cand_rank(attrs, cfg, s1, s0) if s1 >= 0 else RANK_NA  # s0 heads s1
+    cdef int r01 = cand_rank(attrs, cfg, s0, s1) if s1 >= 0 else RANK_NA  # s1 heads s0
+    cdef int rr0 = cand_rank(attrs, cfg, s0, 0), rr1 = cand_rank(attrs, cfg, s1, 0)
+    cdef int r0b = cand_rank(attrs, cfg, s0, b0), rb0 = cand_rank(attrs, cfg, b0, s0)
+    cdef int last = s.last_sb
+    cdef uint64_t h0 = head_place(attrs, cfg, s0, b0, last), h1 = head_place(attrs, cfg, s1, b0, last)
+    cdef uint64_t h2 = head_place(attrs, cfg, s2, b0, last), hb = head_place(attrs, cfg, b0, b0, last)
+    cdef uint64_t hp = head_place(attrs, cfg, prev, b0, last)
+    k = add(out, k, 300, r10, cand_at(attrs, cfg, s1, r10, 1), 0, 0)
+    k = add(out, k, 301, r10, cand_at(attrs, cfg, s1, r10, 2), 0, 0)
+    k = add(out, k, 302, r01, cand_at(attrs, cfg, s0, r01, 1), 0, 0)
+    k = add(out, k, 303, r01, cand_at(attrs, cfg, s0, r01, 2), 0, 0)
+    k = add(out, k, 304, r10, r01, s0p, s1p)
+    k = add(out, k, 305, rr0, cand_at(attrs, cfg, s0, rr0, 1), 0, 0)
+    k = add(out, k, 306, rr1, cand_at(attrs, cfg, s1, rr1, 1), 0, 0)
+    k = add(out, k, 307, r0b, cand_at(attrs, cfg, s0, r0b, 1), 0, 0)
+    k = add(out, k, 308, rb0, cand_at(attrs, cfg, b0, rb0, 1), 0, 0)
+    k = add(out, k, 309, h0, h1, h2, 0)
+    k = add(out, k, 310, hb, b0p, 0, 0)
+    k = add(out, k, 311, hp, hb, 0, 0)
+    k = add(out, k, 312, h0, dsb, 0, 0)
+    k = add(out, k, 313, cand_at(attrs, cfg, s0, 0, 2), s0p, 0, 0)
+    k = add(out, k, 314, cand_at(attrs, cfg, b0, 0, 2), hb, 0, 0)
+    k = add(out, k, 315, hp, pp, b0p, 0)
+    cdef uint64_t p0 = pending(attrs, cfg, s, s0, n), p1 = pending(attrs, cfg, s, s1, n)
+    k = add(out, k, 316, p0, r01, 0, 0)
+    k = add(out, k, 317, p0, p1, h0, 0)
     return k
 

@@ -37,6 +37,12 @@ from .updates import UPDATES
 
 
 
+def head_attrs(k: int) -> List[str]:
+    """The names of the 3·k head-candidate columns, in the engine's order: each token's k best
+    candidate heads (engine token number + 1; 0 none, 1 the root), their score bins, their labels."""
+    return [f"{block}_{r}" for block in ("HEAD_CAND", "HEAD_SCORE", "HEAD_LABEL") for r in range(k)]
+
+
 def epoch_order(n_docs: int, shuffle: Optional[int] = None) -> List[int]:
     """The order in which `TransitionParser.train_epoch` visits `n_docs` documents: input order,
     or shuffled with seed `shuffle` (parameter mixing cuts the same order into rounds)."""
@@ -66,7 +72,9 @@ class TransitionParser:
     feature block (default: all others). n_rows: rows of the hashed weight table. learner: "pa"
     (with aggressiveness `pa_c`) or "perceptron". sb_oracle: SB "early" or "late" in the oracle
     (§2, Table 1). document_level: True to predict boundaries (SB), False to keep each doc's
-    sent_starts.
+    sent_starts. head_candidates: K > 0 when `attrs` end with the 3·K columns of `head_attrs(K)`
+    (an encoder's K best head candidates per token, their score bins, their labels), read by the
+    syntax feature templates (`features`); never among the extra columns.
     """
 
     def __init__(
@@ -81,6 +89,7 @@ class TransitionParser:
         pa_c: float = 1.0,
         sb_oracle: str = "early",
         document_level: bool = True,
+        head_candidates: int = 0,
     ):
         if sb_oracle not in ("early", "late"):
             raise ValueError(f"sb_oracle must be 'early' or 'late', got {sb_oracle!r}")
@@ -88,19 +97,26 @@ class TransitionParser:
             raise ValueError(f"document_level must be True or False, got {document_level!r}")
         self.labels = labels if isinstance(labels, LabelSet) else LabelSet(labels)
         self.attrs = tuple(attrs)
+        cand = head_attrs(head_candidates) if isinstance(head_candidates, int) and head_candidates > 0 else []
+        if not isinstance(head_candidates, int) or isinstance(head_candidates, bool) or head_candidates < 0 \
+                or (cand and list(self.attrs[-len(cand):]) != cand):
+            raise ValueError(f"head_candidates must be an int >= 0 whose head_attrs end attrs, got {head_candidates!r}")
         if extra is None:
-            extra = [a for a in self.attrs if a not in (word, tag)]
+            extra = [a for a in self.attrs if a not in (word, tag) and a not in cand]
         self.cfg = {
             "labels": self.labels.to_list(), "attrs": list(self.attrs), "word": word, "tag": tag,
             "extra": list(extra), "n_rows": n_rows, "learner": learner, "pa_c": pa_c,
             "sb_oracle": sb_oracle, "document_level": document_level,
         }
+        if head_candidates:
+            self.cfg["head_candidates"] = head_candidates
         col = {a: i for i, a in enumerate(self.attrs)}
         for name in [word, tag, *extra]:
             if name not in col:
                 raise ValueError(f"attribute {name!r} is not among attrs {self.attrs}")
         self.engine = Engine(len(self.labels), len(self.attrs), col[word], col[tag],
-                             [col[a] for a in extra], n_rows)
+                             [col[a] for a in extra], n_rows, cand_col=col[cand[0]] if cand else -1,
+                             n_cand=head_candidates)
         self.learner = make_learner(learner, pa_c)
         self.epoch_stats: List[Dict] = []
 

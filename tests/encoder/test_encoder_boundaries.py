@@ -240,3 +240,34 @@ def test_syntax_card_without_labels_is_an_error(tmp_path):
     (d / CARD).write_text(json.dumps(card))
     with pytest.raises(ValueError, match="syntax.labels"):
         _nlp(d)
+
+
+def test_joint_parser_reads_the_head_candidates(syntax_encoder_dir, sample_examples, tmp_path):
+    """A joint parser with `head_candidates` trained on Docs carrying a multi-task encoder's
+    candidates parses with them (other trees when they are taken away), saved and loaded alike,
+    and parses a Doc without any."""
+    from spacy.training import Example
+
+    from spacy_joint_sbd.pipeline.encoder_boundaries import DOC_HEADS
+
+    encoder = _nlp(syntax_encoder_dir)
+    _, examples = sample_examples
+    train = [Example(encoder(eg.predicted.copy()), eg.reference) for eg in examples[:10]]
+    assert all(eg.predicted._.get(DOC_HEADS) is not None for eg in train)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("joint_sbd_parser", config={"beam_width": 2, "attrs": ["NORM", "SHAPE"], "head_candidates": 3})
+    nlp.initialize(lambda: train)
+    for _ in range(2):
+        nlp.update(train)
+    nlp.add_pipe("encoder_boundaries", source=encoder, before="joint_sbd_parser")
+    text = " ".join(eg.reference.text for eg in examples[24:27])
+    doc = nlp(text)
+    parser = nlp.get_pipe("joint_sbd_parser")
+    bare = encoder(nlp.make_doc(text))
+    bare._.set(DOC_HEADS, None)
+    without = parser(bare)
+    assert [t.head.i for t in doc] != [t.head.i for t in without]
+    nlp.to_disk(tmp_path / "p")
+    again = spacy.load(tmp_path / "p")
+    assert again.get_pipe("joint_sbd_parser").cfg["head_candidates"] == 3
+    assert [(t.head.i, t.dep_) for t in again(text)] == [(t.head.i, t.dep_) for t in doc]

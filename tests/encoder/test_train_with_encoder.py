@@ -29,3 +29,35 @@ def test_parser_trained_on_encoder_probabilities_keeps_the_encoder_before_it(tin
     doc = nlp("so i went to the store they had no milk left i asked the clerk about it")
     assert doc._.boundary_probs is not None and len(doc._.boundary_probs) == len(doc)
     assert all(t._.sent_start_prob is not None for t in doc)
+
+
+def _encoder_pipeline(encoder_dir, out):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("encoder_boundaries").initialize(model_dir=encoder_dir)
+    nlp.to_disk(out)
+    return out
+
+
+def test_parser_reading_head_candidates_from_fold_encoders(sample_path, tmp_path):
+    """`--heads` with `--fold-encoders`: the training documents are annotated by their fold's
+    encoder, the saved pipeline keeps the full one before a parser that reads the candidates;
+    without fold encoders `--heads` is refused."""
+    from tiny_bert import write_encoder_dir
+
+    full = _encoder_pipeline(write_encoder_dir(tmp_path / "e", syntax=True), tmp_path / "full")
+    folds = [_encoder_pipeline(write_encoder_dir(tmp_path / f"e{f}", seed=f + 1, syntax=True), tmp_path / f"fold{f}")
+             for f in range(2)]
+    base = [sys.executable, str(ROOT / "scripts/train_default.py"), str(sample_path), "--dev", str(sample_path),
+            "--out", str(tmp_path / "model"), "--epochs", "1", "--beam", "2", "--folds", "2", "--tagger-epochs", "1",
+            "--limit", "6", "--context-clusters", "", "--eval-from", "1", "--n-rows", "4096", "--no-tune-bias",
+            "--prior", str(full), "--heads", "3"]
+    refused = subprocess.run(base, capture_output=True, text=True)
+    assert refused.returncode == 2 and "--fold-encoders" in refused.stderr
+    proc = subprocess.run(base + ["--fold-encoders", ",".join(map(str, folds))], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "by 2 fold encoders" in proc.stdout
+    nlp = spacy.load(tmp_path / "model")
+    assert nlp.get_pipe("joint_sbd_parser").cfg["head_candidates"] == 3
+    assert "head candidates" in nlp.meta["description"]
+    doc = nlp("so i went to the store they had no milk left i asked the clerk about it")
+    assert doc._.head_candidates is not None and doc._.head_candidates.shape == (len(doc), 3)

@@ -17,7 +17,6 @@ inventories come from `--labels-from` (the training file's prepared meta) when g
 use the training file's ids; a label unseen there is -1 and is not scored.
 """
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -27,16 +26,11 @@ import numpy
 from tqdm import tqdm
 
 from spacy_joint_sbd.corpus.conllu import read_conllu
+from spacy_joint_sbd.corpus.folds import document_fold
 from spacy_joint_sbd.encoder.pieces import WordPieces
 
 UPOS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
         "PUNCT", "SCONJ", "SYM", "VERB", "X")
-
-
-def fold_of(treebank: str, doc_id: str, folds: int) -> int:
-    """A document's fold: stable across runs, machines and variants."""
-    digest = hashlib.sha256(f"{treebank}/{doc_id}".encode("utf8")).digest()
-    return int.from_bytes(digest[:4], "little") % max(1, folds)
 
 
 def prepare(ud: Path, treebanks: List[str], split: str, variants: List[str], pieces: WordPieces,
@@ -68,7 +62,7 @@ def prepare(ud: Path, treebanks: List[str], split: str, variants: List[str], pie
         starts.append(s)
         doc_words.append(doc_words[-1] + len(rec.words))
         doc_pieces.append(n_pieces)
-        doc_fold.append(fold_of(tb, rec.doc_id, folds))
+        doc_fold.append(document_fold(tb, rec.doc_id, folds))
         doc_names.append(f"{tb}/{variant}/{rec.doc_id}")
     meta = {"treebanks": treebanks, "split": split, "variants": variants, "folds": folds,
             "labels": labels, "upos": list(UPOS), "documents": len(docs), "words": int(doc_words[-1]),

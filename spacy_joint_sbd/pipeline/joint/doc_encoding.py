@@ -19,6 +19,7 @@ from spacy.training import Example
 from ...context.clusters import ContextClusters
 from ...corpus.labels import from_spacy_dep, to_spacy_dep
 from ...transition import EngineDoc, LabelSet, Parse
+from .head_evidence import head_columns
 from .prior_scores import prior_column
 from .whitespace import SPACE_LABEL, SpacePlan, closing_quote_tags, forbid_closing_starts
 
@@ -33,23 +34,27 @@ def check_attrs(attrs: Sequence[str]) -> List[str]:
 
 
 def doc_attrs(doc: Doc, attrs: Sequence[str], context: Optional[ContextClusters] = None,
-              prior: bool = False) -> numpy.ndarray:
+              prior: bool = False, heads: int = 0) -> numpy.ndarray:
     """(len(doc), len(attrs)) uint64 array of the Doc's attribute ids (the engine's features),
-    followed by the `context` cluster columns of its `Doc.tensor` when given and, with `prior`,
-    the binned boundary probabilities an earlier component wrote (`prior_scores.prior_column`)."""
+    followed by the `context` cluster columns of its `Doc.tensor` when given, with `prior` the
+    binned boundary probabilities an earlier component wrote (`prior_scores.prior_column`) and,
+    with `heads` K > 0, the 3·K columns of an encoder's head candidates (`head_evidence`)."""
     ids = [IDS[a] for a in attrs]
     arr = numpy.ascontiguousarray(doc.to_array(ids).reshape((len(doc), len(ids))), dtype=numpy.uint64)
-    return _with_extra_columns(doc, arr, context, prior)
+    return _with_extra_columns(doc, arr, context, prior, heads)
 
 
 def _with_extra_columns(doc: Doc, arr: numpy.ndarray, context: Optional[ContextClusters],
-                        prior: bool) -> numpy.ndarray:
-    """`arr` (the attribute ids) followed by `doc_attrs`' context and prior columns."""
+                        prior: bool, heads: int = 0, keep: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+    """`arr` (the attribute ids) followed by `doc_attrs`' context, prior and head columns (the
+    heads numbered as the engine numbers the tokens `keep`)."""
     cols = [arr]
     if context is not None:
         cols.append(context.columns(doc))
     if prior:
         cols.append(prior_column(doc))
+    if heads:
+        cols.append(head_columns(doc, heads, keep))
     return arr if len(cols) == 1 else numpy.ascontiguousarray(numpy.hstack(cols))
 
 
@@ -101,14 +106,14 @@ _MARK_IDS = [SENT_START, ORTH, SPACY, IS_SPACE]
 
 
 def engine_input(doc: Doc, attrs: Sequence[str], document_level: bool = True,
-                 context: Optional[ContextClusters] = None, prior: bool = False) -> EngineDoc:
+                 context: Optional[ContextClusters] = None, prior: bool = False, heads: int = 0) -> EngineDoc:
     """The `EngineDoc` the engine parses for `doc`: the features and, inside given sentences, the Doc's boundaries.
 
     Whole-document mode: the boundaries set before (`doc_presets`) are presets (None when there
     are none), closing marks never start a sentence unless forced and closing quotes never read
     as opening ones (`forbid_closing_starts`, `closing_quote_tags`), and whitespace tokens are left
     out (`SpacePlan`; `planned_engine_doc` gives the plan that puts them back)."""
-    return planned_engine_doc(doc, attrs, document_level, context, prior)[0]
+    return planned_engine_doc(doc, attrs, document_level, context, prior, heads)[0]
 
 
 def engine_doc(*args, **kwargs) -> EngineDoc:
@@ -120,22 +125,23 @@ def engine_doc(*args, **kwargs) -> EngineDoc:
 
 def planned_engine_doc(doc: Doc, attrs: Sequence[str], document_level: bool = True,
                        context: Optional[ContextClusters] = None,
-                       prior: bool = False) -> Tuple[EngineDoc, Optional[SpacePlan]]:
+                       prior: bool = False, heads: int = 0) -> Tuple[EngineDoc, Optional[SpacePlan]]:
     """`engine_input` and the Doc's `SpacePlan` (None without whitespace tokens or outside
     whole-document mode), whose `expand` turns the engine's parse into a parse of every token.
     The Doc's columns are read in one `Doc.to_array` (a short text paid for a dozen separate
     reads)."""
     if not document_level:
-        return EngineDoc(attrs=doc_attrs(doc, attrs, context, prior), sent_starts=doc_sent_starts(doc)), None
+        return EngineDoc(attrs=doc_attrs(doc, attrs, context, prior, heads), sent_starts=doc_sent_starts(doc)), None
     n, k = len(doc), len(attrs)
     if n == 0:
-        return EngineDoc(attrs=doc_attrs(doc, attrs, context, prior), presets=None), None
+        return EngineDoc(attrs=doc_attrs(doc, attrs, context, prior, heads), presets=None), None
     table = doc.to_array([IDS[a] for a in attrs] + _MARK_IDS).reshape((n, k + len(_MARK_IDS)))
     marks = table[:, k + 1:]  # whitespace.mark_columns: ORTH, SPACY, IS_SPACE
-    attrs_arr = _with_extra_columns(doc, numpy.ascontiguousarray(table[:, :k], dtype=numpy.uint64), context, prior)
-    attrs_arr = closing_quote_tags(doc, attrs_arr, attrs, marks)
     presets = forbid_closing_starts(doc, _presets_of(table[:, k]), marks)
     plan = space_plan(doc, presets, marks[:, 2].astype(bool))
+    attrs_arr = _with_extra_columns(doc, numpy.ascontiguousarray(table[:, :k], dtype=numpy.uint64), context, prior,
+                                    heads, plan.keep if plan is not None else None)
+    attrs_arr = closing_quote_tags(doc, attrs_arr, attrs, marks)
     if plan is not None:
         attrs_arr = numpy.ascontiguousarray(attrs_arr[plan.keep])
         presets = plan.word_presets
@@ -168,10 +174,11 @@ def tree_problem(heads: Sequence[int], starts: Sequence[bool]) -> Optional[str]:
 
 def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
                     document_level: bool = True, presets: bool = True,
-                    context: Optional[ContextClusters] = None, prior: bool = False) -> Optional[EngineDoc]:
+                    context: Optional[ContextClusters] = None, prior: bool = False,
+                    heads: int = 0) -> Optional[EngineDoc]:
     """Features from `eg.predicted`, gold heads / labels / boundaries from `eg.reference`
     (projected through spaCy's alignment when the tokenizations differ; `prior`: the predicted
-    doc's boundary probabilities as a feature column). None for an empty
+    doc's boundary probabilities as a feature column; `heads`: its head candidates' columns). None for an empty
     document; `UnusableExample` when the reference has no parse, a gold head has no counterpart in
     the predicted tokens, or the gold tree is not one tree per sentence.
 
@@ -186,7 +193,7 @@ def gold_engine_doc(eg: Example, labels: LabelSet, attrs: Sequence[str],
     ref = eg.reference
     if not ref.has_annotation("DEP"):
         raise UnusableExample("the reference has no dependency parse")
-    doc = EngineDoc(attrs=doc_attrs(eg.predicted, attrs, context, prior),
+    doc = EngineDoc(attrs=doc_attrs(eg.predicted, attrs, context, prior, heads),
                     sent_starts=None if document_level else doc_sent_starts(eg.predicted))
     if len(ref) == n and all(a.text == b.text for a, b in zip(eg.predicted, ref)):
         heads = [t.head.i for t in ref]

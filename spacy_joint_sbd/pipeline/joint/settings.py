@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, Generic, Iterable, List, Literal, Mappin
 from ...context.clusters import check_ks
 from ...context.kmeans import check_tree_ks
 from ...transition import DEFAULT_ATTRS, UPDATES
-from ...transition.beam import MAX_BEAM_WIDTH
+from ...transition.beam import MAX_BEAM_WIDTH, MAX_HEAD_CANDIDATES
 from .doc_encoding import check_attrs
 from .sentence_limits import check_limits
 
@@ -65,6 +65,12 @@ def _positive(value: Any) -> float:
 def _beam(value: Any) -> int:
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or not 1 <= value <= MAX_BEAM_WIDTH:
         raise TypeError(f"an int in [1, {MAX_BEAM_WIDTH}]")
+    return int(value)
+
+
+def _candidates(value: Any) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or not 0 <= value <= MAX_HEAD_CANDIDATES:
+        raise TypeError(f"an int in [0, {MAX_HEAD_CANDIDATES}]")
     return int(value)
 
 
@@ -152,6 +158,7 @@ class JointSettings:
     context_clusters: Optional[List[int]] = setting([], check_ks, TRAINING, named_rule=True)
     context_tree: bool = setting(False, _flag, TRAINING)
     prior_features: bool = setting(False, _flag, TRAINING)
+    head_candidates: int = setting(0, _candidates, TRAINING)
 
 
 FIELDS: Dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(JointSettings)}
