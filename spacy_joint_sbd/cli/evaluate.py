@@ -16,8 +16,9 @@ from ..corpus.docs import doc_to_record
 from ..corpus.readers import load_gold_docs, tokens_only
 from ..corpus.writer import write_conllu
 from ..scoring import score_records
+from ..persist.paths import portable_path
 from . import app
-from ._util import atomic_path, portable_path, split_list, user_errors
+from ._util import atomic_path, split_list, user_errors
 
 BASELINES = ("sentencizer",)
 

@@ -19,10 +19,11 @@ from ..corpus.docs import doc_to_record
 from ..corpus.raw_text import RawDoc, span_starts
 from ..corpus.readers import load_gold_docs, tokens_only
 from ..corpus.variants import VARIANTS
+from ..persist.paths import atomic_dir, portable_path
 from ..pipeline.joint.settings import is_finite_number
 from ..scoring import char_boundary_scores, score_records
 from . import app
-from ._util import atomic_dir, portable_path, split_list, user_errors
+from ._util import split_list, user_errors
 from .evaluate import PREDICT_BATCH, load_pipeline, predicted_records
 
 PUNCT_GRID = (-0.2, -0.1, 0.0, 0.1, 0.2)
