@@ -38,9 +38,12 @@ MOVED: Dict[str, str] = {
 }
 """Deprecated module path → the module's home now."""
 
+_EVALUATION = "spacy_joint_sbd.evaluation"
 _PATHS = "spacy_joint_sbd.persist.paths"
 MOVED_NAMES: Dict[str, Dict[str, str]] = {
     "spacy_joint_sbd.cli._util": {"atomic_dir": _PATHS, "portable_path": _PATHS},
+    "spacy_joint_sbd.cli.evaluate": {name: _EVALUATION for name in (
+        "BASELINES", "PREDICT_BATCH", "evaluate", "evaluate_raw", "load_pipeline", "predict", "predicted_records")},
 }
 """Module that stays → {deprecated name in it: the module that holds the name now}."""
 

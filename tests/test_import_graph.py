@@ -29,12 +29,13 @@ ALLOWED: Dict[str, Set[str]] = {
     "graph": {"corpus", "scoring", "learn"},
     "dmv": {"graph", "corpus"},
     "consistency": {"graph", "tagger", "corpus"},
+    "evaluation": {"corpus", "persist", "scoring"},  # a pipeline run on gold documents and scored
     "pipeline.joint": {"boundary", "context", "corpus", "learn", "transition"},
     "pipeline": {"pipeline.joint", "boundary", "consistency", "context", "corpus", "dmv", "encoder", "graph", "learn",
                  "persist", "scoring", "tagger", "transition"},
     "text": {"pipeline", "pipeline.joint", "corpus", "transition"},
-    "cli": {"text", "pipeline", "pipeline.joint", "boundary", "corpus", "graph", "persist", "scoring", "significance",
-            "<package>", "_moved"},
+    "cli": {"text", "pipeline", "pipeline.joint", "boundary", "corpus", "evaluation", "graph", "persist", "scoring",
+            "significance", "<package>", "_moved"},
     "__main__": {"cli"},
     "<package>": {"_moved"},
 }

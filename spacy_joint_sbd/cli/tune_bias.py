@@ -19,12 +19,12 @@ from ..corpus.docs import doc_to_record
 from ..corpus.raw_text import RawDoc, span_starts
 from ..corpus.readers import load_gold_docs, tokens_only
 from ..corpus.variants import VARIANTS
+from ..evaluation import PREDICT_BATCH, load_pipeline, predicted_records
 from ..persist.paths import atomic_dir, portable_path
 from ..pipeline.joint.settings import is_finite_number
 from ..scoring import char_boundary_scores, score_records
 from . import app
 from ._util import split_list, user_errors
-from .evaluate import PREDICT_BATCH, load_pipeline, predicted_records
 
 PUNCT_GRID = (-0.2, -0.1, 0.0, 0.1, 0.2)
 """The `sb_bias` values tried on punctuated dev text."""
@@ -115,7 +115,7 @@ def sweep_sb_bias_scores(nlp: Language, gold_docs: Sequence, grid: Sequence[floa
 
 def staged_gold(nlp: Language, gold_docs: Sequence, component: str = "joint_sbd_parser") -> Staged:
     """Token-only copies of the non-empty `gold_docs` staged before `component`, batched as
-    `evaluate.predict` batches them."""
+    `evaluation.predict` batches them."""
     return Staged(nlp, component, (tokens_only(nlp.vocab, d) for d in gold_docs if len(d)), batch_size=PREDICT_BATCH)
 
 

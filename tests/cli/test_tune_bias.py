@@ -10,10 +10,10 @@ import spacy
 
 from spacy.language import Language
 
-from spacy_joint_sbd.cli.evaluate import predict
 from spacy_joint_sbd.cli.tune_bias import Staged, best_bias, set_sb_bias, staged_gold, sweep_sb_bias, tune_bias
 from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import load_gold_docs
+from spacy_joint_sbd.evaluation import predict
 
 
 def test_best_bias_ties_go_to_zero():

@@ -24,10 +24,10 @@ import numpy
 import spacy
 
 from spacy_joint_sbd.boundary import DOC_PROBS
-from spacy_joint_sbd.cli.evaluate import predict
 from spacy_joint_sbd.cli.tune_bias import tune_prior
 from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import load_gold_docs, tokens_only
+from spacy_joint_sbd.evaluation import predict
 from spacy_joint_sbd.corpus.running_text import iter_text_docs
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
 from spacy_joint_sbd.pipeline.joint.calibration import expected_calibration_error
