@@ -1,8 +1,8 @@
 """Old import paths of modules and names that moved to another room, kept working for one version.
 
 ``import spacy_joint_sbd.pipeline.calibration`` still works and gives the module's names, with a
-DeprecationWarning naming the new path; so does ``from spacy_joint_sbd.cli._util import
-portable_path``, a name that moved out of a module that stays (`MOVED_NAMES`, read by that module's
+DeprecationWarning naming the new path; so does ``from spacy_joint_sbd.cli.tune_bias import
+best_bias``, a name that moved out of a module that stays (`MOVED_NAMES`, read by that module's
 `__getattr__`). An alias is resolved only when it is used, so a room never imports the rooms its
 old names point to. Registered names (factories, architectures, callbacks) never moved: saved
 configs load unchanged.
@@ -39,11 +39,16 @@ MOVED: Dict[str, str] = {
 """Deprecated module path → the module's home now."""
 
 _EVALUATION = "spacy_joint_sbd.evaluation"
+_OPERATING_POINT = "spacy_joint_sbd.operating_point"
 _PATHS = "spacy_joint_sbd.persist.paths"
 MOVED_NAMES: Dict[str, Dict[str, str]] = {
     "spacy_joint_sbd.cli._util": {"atomic_dir": _PATHS, "portable_path": _PATHS},
     "spacy_joint_sbd.cli.evaluate": {name: _EVALUATION for name in (
         "BASELINES", "PREDICT_BATCH", "evaluate", "evaluate_raw", "load_pipeline", "predict", "predicted_records")},
+    "spacy_joint_sbd.cli.tune_bias": {name: _OPERATING_POINT for name in (
+        "KEYS", "PRIOR_PUNCT_SHIFTS", "PRIOR_UNPUNCT_SHIFTS", "PRIOR_WEIGHTS", "PUNCT_GRID", "Staged",
+        "UNPUNCTUATED_VARIANTS", "UNPUNCT_GRID", "best_bias", "set_sb_bias", "staged_gold", "sweep_raw_scores",
+        "sweep_sb_bias", "sweep_sb_bias_scores", "tune_bias", "tune_prior", "usable_raw")},
 }
 """Module that stays → {deprecated name in it: the module that holds the name now}."""
 

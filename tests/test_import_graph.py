@@ -31,11 +31,12 @@ ALLOWED: Dict[str, Set[str]] = {
     "consistency": {"graph", "tagger", "corpus"},
     "evaluation": {"corpus", "persist", "scoring"},  # a pipeline run on gold documents and scored
     "pipeline.joint": {"boundary", "context", "corpus", "learn", "transition"},
+    "operating_point": {"corpus", "evaluation", "persist", "pipeline.joint", "scoring"},  # the SB-bias sweeps
     "pipeline": {"pipeline.joint", "boundary", "consistency", "context", "corpus", "dmv", "encoder", "graph", "learn",
                  "persist", "scoring", "tagger", "transition"},
     "text": {"pipeline", "pipeline.joint", "corpus", "transition"},
-    "cli": {"text", "pipeline", "pipeline.joint", "boundary", "corpus", "evaluation", "graph", "persist", "scoring",
-            "significance", "<package>", "_moved"},
+    "cli": {"text", "pipeline", "pipeline.joint", "boundary", "corpus", "evaluation", "graph", "operating_point",
+            "persist", "scoring", "significance", "<package>", "_moved"},
     "__main__": {"cli"},
     "<package>": {"_moved"},
 }
