@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = Path(os.environ.get("SJS_DATA", ROOT.parent / "shared" / "data" / "ud")) / "en_ewt"
 
-from spacy_joint_sbd.cli._util import portable_path  # noqa: E402
 from spacy_joint_sbd.corpus import read_conllu  # noqa: E402
+from spacy_joint_sbd.persist.paths import portable_path  # noqa: E402
 from spacy_joint_sbd.pipeline.joint.doc_encoding import encode_records  # noqa: E402
 from spacy_joint_sbd.scale.mixing import split_shards, train_serial  # noqa: E402
 from spacy_joint_sbd.scoring import Counts, count_doc  # noqa: E402

@@ -9,7 +9,7 @@ before it by `--blend`; `--punct-blends` tries the encoder's own blend on punctu
 `encoder_boundaries`' `blend_punctuated`, each value with the weight and biases it gets;
 `--parser-features own` lets a parser trained on the encoder's probabilities (train_default --prior)
 read the encoder's own on every Doc while the blends feed its `prior_weight`: `own_features`);
-`cli.tune_bias.tune_prior` chooses `prior_weight`,
+`operating_point.tune_prior` chooses `prior_weight`,
 `sb_bias` (EWT dev plain; with `--raw-dev CONLLU`, the mean F1 of that and of the treebank's dev
 documents rebuilt as raw text, `corpus.raw_text`, through the whole pipeline as users run it) and `sb_bias_unpunctuated`
 (EWT dev star + the star variant of the running-text dev folder, mean F1), keeping w = 0 unless
@@ -35,7 +35,6 @@ from typing import List, Optional
 import numpy
 import spacy
 
-from spacy_joint_sbd.cli.tune_bias import PRIOR_PUNCT_SHIFTS, PRIOR_WEIGHTS, tune_prior
 from spacy_joint_sbd.corpus.raw_text import raw_documents
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.running_text import iter_text_docs
@@ -44,6 +43,7 @@ from spacy_joint_sbd.pipeline.joint import calibration
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
 from spacy_joint_sbd.pipeline.encoder_boundaries import EncoderBoundaries  # noqa: F401  (registers the factory)
 from spacy_joint_sbd.context.numpy_gemm import use_numpy_gemm
+from spacy_joint_sbd.operating_point import PRIOR_PUNCT_SHIFTS, PRIOR_WEIGHTS, tune_prior
 from spacy_joint_sbd.persist.saved_strings import pipeline_labels, trim_strings
 from spacy_joint_sbd.pipeline.senter_prior import SenterPrior  # noqa: F401  (registers the factory)
 

@@ -19,9 +19,9 @@ from typing import List, Tuple
 import numpy
 import spacy
 
-from spacy_joint_sbd.cli.tune_bias import sweep_sb_bias_scores
 from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import load_gold_docs, tokens_only
+from spacy_joint_sbd.operating_point import sweep_sb_bias_scores
 from spacy_joint_sbd.pipeline.joint.calibration import expected_calibration_error
 
 BIASES = (-1.0, -0.5, 0.0, 0.4, 0.7, 1.0, 1.3, 1.6, 2.0)

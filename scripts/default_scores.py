@@ -26,8 +26,8 @@ from typing import Dict, Optional, Tuple
 
 import spacy
 
-from spacy_joint_sbd.cli.evaluate import evaluate, predict
 from spacy_joint_sbd.corpus.docs import doc_to_record
+from spacy_joint_sbd.evaluation import evaluate, predict
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.scoring import score_records
 

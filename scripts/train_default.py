@@ -52,19 +52,19 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from tqdm import tqdm
 
-from spacy_joint_sbd.cli._util import portable_path
-from spacy_joint_sbd.cli.evaluate import predicted_records
-from spacy_joint_sbd.cli.tune_bias import PUNCT_GRID, UNPUNCT_GRID, Staged, best_bias, staged_gold, sweep_sb_bias
 from spacy_joint_sbd.corpus import DocRecord
 from spacy_joint_sbd.corpus.docs import DOC_ID_KEY, doc_to_record, record_to_doc
 from spacy_joint_sbd.corpus.folds import document_fold
 from spacy_joint_sbd.corpus.readers import load_gold_docs
 from spacy_joint_sbd.corpus.tokenizer_rules import use_citation_tokens
 from spacy_joint_sbd.corpus.variants import apply_variant
+from spacy_joint_sbd.evaluation import predicted_records
 from spacy_joint_sbd.context.kmeans import float_product
 from spacy_joint_sbd.pipeline.joint_sbd_parser import DEFAULT_PARSER_MODEL
 from spacy_joint_sbd.context.numpy_gemm import use_numpy_gemm
 from spacy_joint_sbd.context.tok2vec_depth import add_truncated_tok2vec, check_depth
+from spacy_joint_sbd.operating_point import PUNCT_GRID, UNPUNCT_GRID, Staged, best_bias, staged_gold, sweep_sb_bias
+from spacy_joint_sbd.persist.paths import portable_path
 from spacy_joint_sbd.scoring import score_records
 from spacy_joint_sbd.tagger import encode_doc, jackknife, train_tagger
 

@@ -1,9 +1,11 @@
-"""Old import paths of modules that moved to another room, kept working for one version.
+"""Old import paths of modules and names that moved to another room, kept working for one version.
 
 ``import spacy_joint_sbd.pipeline.calibration`` still works and gives the module's names, with a
-DeprecationWarning naming the new path. An alias is resolved only when it is imported, so a room
-never imports the rooms its old names point to. Registered names (factories, architectures,
-callbacks) never moved: saved configs load unchanged.
+DeprecationWarning naming the new path; so does ``from spacy_joint_sbd.cli.tune_bias import
+best_bias``, a name that moved out of a module that stays (`MOVED_NAMES`, read by that module's
+`__getattr__`). An alias is resolved only when it is used, so a room never imports the rooms its
+old names point to. Registered names (factories, architectures, callbacks) never moved: saved
+configs load unchanged.
 """
 import importlib
 import importlib.abc
@@ -11,7 +13,7 @@ import importlib.util
 import sys
 import warnings
 from types import ModuleType
-from typing import Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 MOVED: Dict[str, str] = {
     "spacy_joint_sbd.pipeline.calibration": "spacy_joint_sbd.pipeline.joint.calibration",
@@ -35,6 +37,20 @@ MOVED: Dict[str, str] = {
     "spacy_joint_sbd.pipeline.source_lookups": "spacy_joint_sbd.persist.source_lookups",
 }
 """Deprecated module path → the module's home now."""
+
+_EVALUATION = "spacy_joint_sbd.evaluation"
+_OPERATING_POINT = "spacy_joint_sbd.operating_point"
+_PATHS = "spacy_joint_sbd.persist.paths"
+MOVED_NAMES: Dict[str, Dict[str, str]] = {
+    "spacy_joint_sbd.cli._util": {"atomic_dir": _PATHS, "portable_path": _PATHS},
+    "spacy_joint_sbd.cli.evaluate": {name: _EVALUATION for name in (
+        "BASELINES", "PREDICT_BATCH", "evaluate", "evaluate_raw", "load_pipeline", "predict", "predicted_records")},
+    "spacy_joint_sbd.cli.tune_bias": {name: _OPERATING_POINT for name in (
+        "KEYS", "PRIOR_PUNCT_SHIFTS", "PRIOR_UNPUNCT_SHIFTS", "PRIOR_WEIGHTS", "PUNCT_GRID", "Staged",
+        "UNPUNCTUATED_VARIANTS", "UNPUNCT_GRID", "best_bias", "set_sb_bias", "staged_gold", "sweep_raw_scores",
+        "sweep_sb_bias", "sweep_sb_bias_scores", "tune_bias", "tune_prior", "usable_raw")},
+}
+"""Module that stays → {deprecated name in it: the module that holds the name now}."""
 
 
 class _Alias(ModuleType):
@@ -77,3 +93,18 @@ def install() -> None:
     """Make the old paths importable (once per interpreter)."""
     if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
         sys.meta_path.append(_AliasFinder())
+
+
+def moved_names(module: str) -> Callable[[str], Any]:
+    """The `__getattr__` of `module` (a module that stays): a name `MOVED_NAMES` lists for it is
+    the moved one, with a DeprecationWarning naming its new path; any other is an AttributeError."""
+    names = MOVED_NAMES[module]
+
+    def __getattr__(name: str) -> Any:
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        warnings.warn(f"{module}.{name} is deprecated and goes in the next version: use {names[name]}.{name}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(names[name]), name)
+
+    return __getattr__

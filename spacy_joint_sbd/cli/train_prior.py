@@ -6,8 +6,9 @@ from typing import List, Optional
 import typer
 from wasabi import msg
 
+from ..persist.paths import atomic_dir
 from . import app
-from ._util import atomic_dir, split_list, user_errors
+from ._util import split_list, user_errors
 
 
 @app.command("train-prior")

@@ -2,7 +2,7 @@
 blank line at each `# newpar`, one text per `# newdoc`, with the character offsets of the gold
 sentence starts, and the gold tokens (character spans; a multi-word token once) and syntactic words
 (form, token, head, label) that `conll18` scores raw-text parses against. What operating points are
-chosen on (`cli.tune_bias.sweep_raw_scores`) and what `segment` is measured on (projects/accuracy
+chosen on (`operating_point.sweep_raw_scores`) and what `segment` is measured on (projects/accuracy
 `raw_documents`, projects/speech `derive_check`): text as a user's file holds it, tokenized by the
 pipeline, not the treebank's tokens.
 """

@@ -138,7 +138,7 @@ def test_prior_weight_is_a_validated_setting(trained_nlp, trained_model_dir):
 
 
 def test_tune_prior_keeps_no_prior_unless_dev_gains(trained_nlp, sample_examples, prior_nlp):
-    from spacy_joint_sbd.cli.tune_bias import tune_prior
+    from spacy_joint_sbd.operating_point import tune_prior
 
     _, examples = sample_examples
     dev = [eg.reference for eg in examples[24:]]

@@ -1,6 +1,6 @@
 """Committed results name no machine: no JSON value under results/, metrics/ or a project's
 results/ is an absolute path (a user's clone lives elsewhere; scripts record paths relative to
-where they ran, `cli._util.portable_path`)."""
+where they ran, `persist.paths.portable_path`)."""
 import json
 import re
 import subprocess

@@ -36,8 +36,8 @@ import spacy
 from tqdm import tqdm
 
 from spacy_joint_sbd import significance
-from spacy_joint_sbd.cli.evaluate import predict
 from spacy_joint_sbd.corpus.docs import doc_to_record
+from spacy_joint_sbd.evaluation import predict
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
 from spacy_joint_sbd.scoring import score_records
 

@@ -2,7 +2,7 @@
 
     python scripts/prior_ablation.py PIPELINE PRIOR UD_DIR TEXT_DIR results/prior_ablation.json
 
-1. Tune on dev sets only (`cli.tune_bias.tune_prior`): the prior's weight w (0 = no prior is a
+1. Tune on dev sets only (`operating_point.tune_prior`): the prior's weight w (0 = no prior is a
    candidate) and the SB-bias shifts that re-centre it, `sb_bias` on EWT dev (plain),
    `sb_bias_unpunctuated` on EWT dev* + AMI dev* (mean F1).
 2. Score the issue's sets with the tuned settings, the pipeline as it is, and the prior alone
@@ -24,10 +24,10 @@ import numpy
 import spacy
 
 from spacy_joint_sbd.boundary import DOC_PROBS
-from spacy_joint_sbd.cli.evaluate import predict
-from spacy_joint_sbd.cli.tune_bias import tune_prior
 from spacy_joint_sbd.corpus.docs import doc_to_record
 from spacy_joint_sbd.corpus.readers import load_gold_docs, tokens_only
+from spacy_joint_sbd.evaluation import predict
+from spacy_joint_sbd.operating_point import tune_prior
 from spacy_joint_sbd.corpus.running_text import iter_text_docs
 from spacy_joint_sbd.pipeline.boundary_prior import BoundaryPriorPipe  # noqa: F401  (registers the factory)
 from spacy_joint_sbd.pipeline.joint.calibration import expected_calibration_error
