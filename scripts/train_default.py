@@ -92,7 +92,7 @@ def tokens_with_tags(vocab, gold: Doc, tags: Sequence[str]) -> Doc:
 
 def evaluate(golds: Tuple[List[Doc], List[DocRecord], Staged]) -> Dict:
     """Scores of the pipeline run on the gold tokens only of (docs, their records, the docs staged
-    before the parser: `cli.tune_bias.Staged`; only the parser changes between epochs)."""
+    before the parser: `operating_point.Staged`; only the parser changes between epochs)."""
     docs, records, staged = golds
     scores = score_records(predicted_records(staged.run(), docs), records).scores()
     return {k: scores[k] for k in ("sents_p", "sents_r", "sents_f", "dep_uas", "dep_las")}

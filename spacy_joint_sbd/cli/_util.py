@@ -7,7 +7,7 @@ from wasabi import msg
 
 from .._moved import moved_names
 from ..corpus import ConllUError
-from ..textio.runner import atomic_path  # noqa: F401  (the commands' atomic output, where it always was)
+from ..textio.runner import atomic_path  # noqa: F401  (the commands' atomic output)
 
 __getattr__ = moved_names(__name__)  # atomic_dir, portable_path: spacy_joint_sbd.persist.paths
 

@@ -11,7 +11,7 @@ from wasabi import msg
 from ..corpus import read_conllu
 from ..corpus.conllu import DEFAULT_SENTS_PER_DOC
 from ..corpus.docs import record_to_doc
-from . import app
+from ._app import app
 from ._util import atomic_path, split_list, user_errors
 
 

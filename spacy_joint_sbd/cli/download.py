@@ -17,7 +17,7 @@ from tqdm import tqdm
 from wasabi import msg
 
 from .. import __version__
-from . import app
+from ._app import app
 from ._util import user_errors
 
 #: Where releases live unless `--base-url` or $SJS_DOWNLOAD_BASE says otherwise.

@@ -9,7 +9,7 @@ from wasabi import msg
 from .. import evaluation
 from .._moved import moved_names
 from ..corpus.conllu import DEFAULT_SENTS_PER_DOC
-from . import app
+from ._app import app
 from ._util import atomic_path, split_list, user_errors
 
 __getattr__ = moved_names(__name__)  # the evaluation itself: spacy_joint_sbd.evaluation

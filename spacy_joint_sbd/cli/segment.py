@@ -18,12 +18,12 @@ import typer
 from typer.core import TyperCommand
 
 from ..pipeline.newline_boundaries import MODES as NEWLINE_MODES  # registers the factory
-from ..pipeline.joint_settings import is_finite_number
-from ..pipeline.sentence_limits import check_limits
+from ..pipeline.joint.sentence_limits import check_limits
+from ..pipeline.joint.settings import is_finite_number
 from ..segment import DEFAULT_WINDOW_CHARS
 from ..textio import STDIN, InputError, OutputError, check_pattern, check_settings, find_inputs, segment_files
 from ..textio.runner import BROKEN_PIPE_EXIT, guarded, is_special, open_output, quiet_stdout
-from . import app
+from ._app import app
 
 USAGE_EXIT = 2
 """The exit code of a malformed command line or a bad option value (click's, for usage errors)."""

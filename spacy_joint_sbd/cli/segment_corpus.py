@@ -18,7 +18,7 @@ from ..scale.shards import (Settings, ShardError, ShardResult, check_settings, p
                             remove_stale_partials, run_serial)
 from ..segment import DEFAULT_WINDOW_CHARS
 from .segment import _is_model
-from . import app
+from ._app import app
 
 
 def _say(kind: str, text: str) -> None:

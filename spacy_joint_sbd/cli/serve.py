@@ -7,7 +7,7 @@ import typer
 
 from ..textio.runner import guarded
 from ..textio.serve import DEFAULT_MAX_CHARS, HOST, Limits, PageServer
-from . import app
+from ._app import app
 from .segment import DEFAULT_MODEL, NEWLINE_MODES, USAGE_EXIT, _fail, _load_error, _say, set_newlines
 
 _DEFAULTS = Limits()

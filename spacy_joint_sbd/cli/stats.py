@@ -6,7 +6,7 @@ import typer
 from wasabi import msg
 
 from ..corpus import read_conllu
-from . import app
+from ._app import app
 from ._util import split_list, user_errors
 
 

@@ -7,7 +7,7 @@ from wasabi import msg
 
 from ..corpus.running_text import DEFAULT_MAX_TOKENS
 from ..corpus.text_shards import DEFAULT_SHARD_TOKENS, write_text_shards
-from . import app
+from ._app import app
 from ._util import split_list, user_errors
 
 

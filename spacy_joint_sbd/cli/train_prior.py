@@ -7,7 +7,7 @@ import typer
 from wasabi import msg
 
 from ..persist.paths import atomic_dir
-from . import app
+from ._app import app
 from ._util import split_list, user_errors
 
 

@@ -13,7 +13,7 @@ from wasabi import msg
 from .. import operating_point
 from .._moved import moved_names
 from ..persist.paths import portable_path
-from . import app
+from ._app import app
 from ._util import split_list, user_errors
 
 __getattr__ = moved_names(__name__)  # the sweeps and the choice: spacy_joint_sbd.operating_point
