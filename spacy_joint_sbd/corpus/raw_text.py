@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
 
-from .conllu import ConllUError
+from .conllu import ConllUError, read_conllu
+from .record import DocRecord
 
 
 class RawWord(NamedTuple):
@@ -105,6 +106,36 @@ def raw_documents(path: Union[str, Path]) -> Iterator[RawDoc]:
     if doc is not None:
         doc.text = "".join(parts)
         yield doc
+
+
+def raw_from_record(rec: DocRecord) -> RawDoc:
+    """A document record (e.g. a `corpus.variants` variant) as raw text: its words joined by their
+    spaces, one line, each word its own token (records keep no multi-word tokens)."""
+    doc = RawDoc(rec.doc_id)
+    parts: List[str] = []
+    at = 0
+    for i, (w, sp) in enumerate(zip(rec.words, rec.spaces)):
+        if i == 0 or rec.sent_starts[i]:
+            doc.gold.append(at)
+            doc.sent_words.append(i)
+        doc.tokens.append((at, at + len(w)))
+        doc.words.append(RawWord(w, i, rec.heads[i], rec.deps[i]))
+        parts.append(w + (" " if sp else ""))
+        at += len(w) + (1 if sp else 0)
+    doc.text = "".join(parts)
+    return doc
+
+
+def variant_documents(path: Union[str, Path], variant: str = "plain") -> Iterator[RawDoc]:
+    """`raw_documents` of a CoNLL-U file for `plain`; for another `corpus.variants` variant (e.g.
+    `star`: lower-cased, no punctuation), each document of that variant as one line of raw text
+    (`raw_from_record`)."""
+    if variant == "plain":
+        yield from raw_documents(path)
+        return
+    for rec in read_conllu(path, variant):
+        if rec.words:
+            yield raw_from_record(rec)
 
 
 def _head(col: str, base: int, path: Path, lineno: int) -> Optional[int]:

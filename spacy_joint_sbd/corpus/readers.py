@@ -55,6 +55,18 @@ def tokens_only(vocab, gold: Doc) -> Doc:
     return doc
 
 
+def corpus_files(path: Union[str, Path]) -> List[Path]:
+    """`path` itself, or every .conllu and .spacy file below the folder `path` in sorted order;
+    ValueError naming a folder without any."""
+    path = Path(path)
+    if not path.is_dir():
+        return [path]
+    files = sorted(p for p in path.rglob("*") if p.suffix in (".conllu", ".spacy") and p.is_file())
+    if not files:
+        raise ValueError(f"{path}: no .conllu or .spacy file in this folder")
+    return files
+
+
 @spacy.registry.readers("spacy_joint_sbd.DocumentCorpus.v1")
 def create_document_corpus(
     path: str,
@@ -65,10 +77,12 @@ def create_document_corpus(
     augmenter: Optional[Callable[[Language, Example], Iterable[Example]]] = None,
 ) -> Callable[[Language], Iterator[Example]]:
     """One Example per document: `reference` holds the gold annotation, `predicted` only the gold
-    tokens. `path` is a .conllu file or a .spacy DocBin; `limit` keeps the first N documents."""
+    tokens. `path` is a .conllu file, a .spacy DocBin or a folder of them (every .conllu and .spacy
+    file below it, in the order of their paths: e.g. several treebanks, or a treebank in several
+    variants); `limit` keeps the first N documents."""
 
     def corpus(nlp: Language) -> Iterator[Example]:
-        docs = load_gold_docs(path, nlp.vocab, variant, genres, sents_per_doc)
+        docs = [d for p in corpus_files(path) for d in load_gold_docs(p, nlp.vocab, variant, genres, sents_per_doc)]
         if limit:
             docs = docs[:limit]
         for gold in docs:

