@@ -7,7 +7,7 @@
 Rows add one lever at a time to the row above:
 
   0. sparse features, greedy PA, training tags from a tagger trained on the same documents
-     (better than the tags the parser gets at test time: the "tag lesson" of the issue);
+     (better than the tags the parser gets at test time, so the parser learns to trust them too much);
   1. + 10-fold jackknifed training tags;
   2. + contextual features (k-means clusters of en_core_web_sm 3.8's frozen tok2vec vectors);
   3. + DLaSO PA with beam 8 (the default pipeline's search);

@@ -8,7 +8,7 @@ context clusters of the root project.yml's vars, 5 folds; `prior-default`'s prio
 choice; `evaluate-default`'s five sets) with one lever changed:
   ctx4   context clusters 16, 64, 256, 1,024 (the 4,096 set dropped: 1,360 centroids, not 5,456)
   ctx3   context clusters 16, 64, 256 (336 centroids)
-  d2     the frozen tok2vec cut to its first 2 of 4 CNN layers (`pipeline.tok2vec_depth`)
+  d2     the frozen tok2vec cut to its first 2 of 4 CNN layers (`context.tok2vec_depth`)
   d1     … to its first layer
   combo  ctx4 and d2 together
   b2, b4, b8 the joint parser trained and run at beam 2 / 4 / 8 (not context: the parser's own

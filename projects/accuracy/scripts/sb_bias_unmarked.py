@@ -6,8 +6,8 @@ line break precedes, in documents with sentence-final punctuation. Unlike `unmar
 penalty (after a bare word only), a colon or a dash is no mark here: `Bottom line: | If we…` and
 `approached by – | I want to say` get the bias too.
 
-Each value splits EWT dev (the set that chooses the default pipeline's SB biases), GUM dev (issue
-31's target) and EWT test (report only) rebuilt as raw text through `segment`, in the layouts of
+Each value splits EWT dev (the set that chooses the default pipeline's SB biases), GUM dev (a raw-text
+target) and EWT test (report only) rebuilt as raw text through `segment`, in the layouts of
 `raw_documents.py`, beside pysbd and nupunkt; boundary P / R / F1 as there. `chosen_on_ewt_dev` is
 the value with the best mean F1 over EWT dev's layouts, as the default pipeline's biases are chosen.
 

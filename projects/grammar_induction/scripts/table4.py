@@ -151,7 +151,7 @@ def markdown(res: Dict) -> str:
             lines.append(f"| {tr} | {fmt_p(ps['none'])} | {fmt_p(ps['sprawl'])} |")
     if res.get("predicted"):
         pr = res["predicted"]
-        lines += ["", "## Predicted test tags (one column per the issue)", "",
+        lines += ["", "## Predicted test tags (one column per setting)", "",
                   f"Word classes of the test words predicted by {pr['tagger']}: UPOS accuracy "
                   f"{pr['tagger_accuracy_words']:.1f}% on the test words. Models trained on gold tags; "
                   "punctuation (which tokens are marks) stays gold. Decoding: none vs sprawl.", "",

@@ -202,7 +202,7 @@ def markdown(res: Dict) -> str:
                      f"{sum(r['lexicalization_gain'] for r in tbs.values()) / n:+.1f} | "
                      f"{sum(r['stages']['punct']['gain'] for r in tbs.values()) / n:+.1f} | {sum(net) / n:+.1f} |")
     if any("predicted" in r for r in tbs.values()):
-        lines += ["", "## Predicted tags (one column per the issue)", "",
+        lines += ["", "## Predicted tags (one column per setting)", "",
                   "Test UPOS predicted by the library's perceptron tagger trained on the treebank's "
                   "training file (the DMV's own training data); models trained on gold tags; which "
                   "tokens are punctuation stays gold.", "",

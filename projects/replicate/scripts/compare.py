@@ -1,4 +1,4 @@
-"""Comparison table of joint_sbd_parser against the spaCy peers, with the issue's targets checked.
+"""Comparison table of joint_sbd_parser against the spaCy peers, with the targets checked.
 
 Reads metrics/baselines/ewt-{variant}-{system}.json and metrics/joint/ewt-{variant}-joint_sbd.json
 (written by `python -m spacy_joint_sbd evaluate`) and writes results/comparison.md. Generated,

@@ -5,7 +5,7 @@
 1. Tune on dev sets only (`operating_point.tune_prior`): the prior's weight w (0 = no prior is a
    candidate) and the SB-bias shifts that re-centre it, `sb_bias` on EWT dev (plain),
    `sb_bias_unpunctuated` on EWT dev* + AMI dev* (mean F1).
-2. Score the issue's sets with the tuned settings, the pipeline as it is, and the prior alone
+2. Score the project's sets with the tuned settings, the pipeline as it is, and the prior alone
    (boundaries where its probability is >= 0.5; its calibration error beside): EWT test plain /
    star, GUM dev plain / star, ATIS dev (one stream), AMI dev and SGD dev (punctuated and star:
    running-text documents, their boundaries derived from the transcribers' punctuation, run on

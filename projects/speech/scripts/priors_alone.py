@@ -2,7 +2,7 @@
 
     python scripts/priors_alone.py results/priors_alone.json --prior NAME=PIPELINE ... --ud UD_DIR --text TEXT_DIR
 
-The issue asks that the joint pipeline beat each source of evidence alone: this scores each
+The joint pipeline must beat each source of evidence alone: this scores each
 source (a `boundary_prior` from `train-prior`, a `senter_prior` from `spacy train`) as
 `prior_ablation.score_prior_alone` does (token-level P / R / F1, each document's first token
 excluded, expected calibration error, words/s wall clock), on the sets of `prior_ablation.sets`.
