@@ -98,7 +98,7 @@ def calibrated_model_dir(trained_model_dir, sample_examples, tmp_path_factory) -
     probabilities between 0 and 1 (the beam marginal alone is 0 or 1 on such short texts)."""
     import spacy
 
-    from spacy_joint_sbd.pipeline import calibration
+    from spacy_joint_sbd.pipeline.joint import calibration
 
     nlp = spacy.load(trained_model_dir)
     rows = calibration.collect(nlp, [eg.reference for eg in sample_examples[1][:24]])
