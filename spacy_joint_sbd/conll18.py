@@ -24,7 +24,7 @@ from itertools import accumulate
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .corpus.labels import from_spacy_dep
-from .corpus.raw_text import RawDoc
+from .corpus.raw_text import RawDoc, raw_from_record
 from .corpus.record import ROOT, DocRecord
 
 Span = Tuple[int, int]
@@ -92,15 +92,9 @@ def from_raw_doc(doc: RawDoc) -> Analysis:
 
 
 def from_record(rec: DocRecord) -> Analysis:
-    """A `DocRecord` (each word its own token: `corpus.conllu` keeps no multi-word tokens)."""
-    text = "".join(w + (" " if sp else "") for w, sp in zip(rec.words, rec.spaces))
-    tokens, at = [], 0
-    for w, sp in zip(rec.words, rec.spaces):
-        tokens.append((at, at + len(w)))
-        at += len(w) + sp
-    words = [(w, i, h, d) for i, (w, h, d) in enumerate(zip(rec.words, rec.heads, rec.deps))]
-    sentences = [(tokens[a][0], tokens[b - 1][1]) for a, b in rec.sentences()]
-    return analysis(rec.doc_id, text, tokens, words, sentences)
+    """A `DocRecord` (each word its own token: `corpus.conllu` keeps no multi-word tokens), as
+    `corpus.raw_text.raw_from_record` writes it out."""
+    return from_raw_doc(raw_from_record(rec))
 
 
 def from_doc(doc, doc_id: str = "") -> Analysis:
